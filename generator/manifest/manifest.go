@@ -1,0 +1,213 @@
+// Package manifest describes the generated out/ tree: where every response lives, the header
+// sets of DESIGN.md §4, the error bodies and the sha256 and size of every file. The generator
+// writes it; the local server, the worker, verify, deploy and pack read it.
+package manifest
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	json "github.com/goccy/go-json"
+)
+
+// File names and paths inside the tree, relative to its root, with forward slashes.
+const (
+	FileName     = "manifest.json"        // this manifest; it does not list itself
+	EdgeFile     = "api/public/edge.json" // the EdgeConfig alone, for the worker
+	HeadersFile  = "_headers"             // Cloudflare/Netlify header rules for static hosts
+	ListFile     = "api/public/life-path.json"
+	IndexFile    = "api/public/index.json"
+	OpenAPIFile  = "api/public/openapi.json"
+	ErrorsDir    = "api/public/errors"
+	DownloadsDir = "downloads"
+	NotFoundPage = "404.html" // served with status 404 for unknown non-API paths, when present
+)
+
+// APIPrefix is the URL path prefix of every API route.
+const APIPrefix = "/api/public"
+
+// APIVersion is the version of the API contract the tree implements.
+const APIVersion = "1.0"
+
+// Route names, as used in Route.Name.
+const (
+	RouteIndex        = "index"
+	RouteOpenAPI      = "openapi"
+	RouteLifePathList = "life-path-list"
+	RouteLifePath     = "life-path"
+	RouteMatrix       = "matrix"
+)
+
+// Error keys, as used in EdgeConfig.Errors.
+const (
+	ErrInvalidDate      = "invalid_date"       // 400
+	ErrNumberNotFound   = "number_not_found"   // 404 under /life-path/
+	ErrNotFound         = "not_found"          // 404 elsewhere under the prefix
+	ErrMethodNotAllowed = "method_not_allowed" // 405
+	ErrTooManyRequests  = "too_many_requests"  // 429
+	ErrInternal         = "internal_error"     // 500
+)
+
+// Manifest is the content of out/manifest.json.
+type Manifest struct {
+	APIVersion string `json:"api_version"`
+	SiteURL    string `json:"site_url"`
+	APIBase    string `json:"api_base"`
+	// Years lists the years whose matrix records this tree holds, ascending. A full tree
+	// holds 1900–2100; a test tree may hold fewer. A valid date of another year is still a
+	// valid route (§3): its file is missing and the edge answers 500.
+	Years  []int      `json:"years"`
+	Counts Counts     `json:"counts"`
+	Edge   EdgeConfig `json:"edge"`
+	// Files lists every file of the tree except manifest.json itself, sorted by Path, each
+	// as [path, size, sha256].
+	Files []File `json:"files"`
+}
+
+// Counts summarises the tree.
+type Counts struct {
+	Files    int   `json:"files"` // len(Files)
+	Bytes    int64 `json:"bytes"` // the sum of Files' sizes
+	LifePath int   `json:"life_path"`
+	Matrix   int   `json:"matrix"`
+}
+
+// File is one file of the tree. In JSON it is the array [path, size, sha256], which keeps
+// a manifest of ~73,500 files near 8 MB instead of 10.
+type File struct {
+	Path   string // relative, forward slashes, no leading slash
+	Size   int64  // bytes
+	SHA256 string // lowercase hex of the content's sha256
+}
+
+// MarshalJSON encodes f as [path, size, sha256].
+func (f File) MarshalJSON() ([]byte, error) {
+	return json.Marshal([3]any{f.Path, f.Size, f.SHA256})
+}
+
+// UnmarshalJSON decodes [path, size, sha256].
+func (f *File) UnmarshalJSON(b []byte) error {
+	var t [3]json.RawMessage
+	if err := json.Unmarshal(b, &t); err != nil {
+		return fmt.Errorf("file entry: %w", err)
+	}
+	if err := json.Unmarshal(t[0], &f.Path); err != nil {
+		return fmt.Errorf("file entry path: %w", err)
+	}
+	if err := json.Unmarshal(t[1], &f.Size); err != nil {
+		return fmt.Errorf("file entry %s size: %w", f.Path, err)
+	}
+	if err := json.Unmarshal(t[2], &f.SHA256); err != nil {
+		return fmt.Errorf("file entry %s sha256: %w", f.Path, err)
+	}
+	return nil
+}
+
+// ETag returns the strong ETag of a file: its sha256 in hex, quoted.
+func (f File) ETag() string { return ETag(f.SHA256) }
+
+// ETag returns the strong ETag for a body whose sha256 is hexSum: "<hexSum>".
+func ETag(hexSum string) string { return `"` + hexSum + `"` }
+
+// EdgeConfig is everything an edge (the Go server or the worker) needs besides the files:
+// routes, header sets, error bodies, valid numbers and the rate limit. It is stored in the
+// manifest and, alone, in EdgeFile so the worker can load it without the file list.
+type EdgeConfig struct {
+	APIVersion   string    `json:"api_version"`
+	Prefix       string    `json:"prefix"`        // APIPrefix
+	FirstYear    int       `json:"first_year"`    // 1900: the contract's date range
+	LastYear     int       `json:"last_year"`     // 2100
+	ValidNumbers []int     `json:"valid_numbers"` // 1–9, 11, 22, 33
+	Routes       []Route   `json:"routes"`
+	RateLimit    RateLimit `json:"rate_limit"`
+	Headers      Headers   `json:"headers"`
+	// Errors maps an error key (ErrInvalidDate, …) to its prebuilt response.
+	Errors map[string]ErrorResponse `json:"errors"`
+}
+
+// Route is one row of the route table of §3.
+type Route struct {
+	Name    string `json:"name"`    // RouteMatrix, …
+	Pattern string `json:"pattern"` // "/api/public/matrix/{day}/{month}/{year}"
+	// File is where the 200 body lives, with the pattern's parameters in canonical form
+	// (no leading zeros): "api/public/matrix/{day}/{month}/{year}.json".
+	File        string `json:"file"`
+	RateLimited bool   `json:"rate_limited,omitempty"`
+}
+
+// RateLimit is the per-client limit of the matrix route.
+type RateLimit struct {
+	Requests      int    `json:"requests"`       // 60
+	WindowSeconds int    `json:"window_seconds"` // 60
+	PathPrefix    string `json:"path_prefix"`    // "/api/public/matrix": the prefix itself and anything under it
+	IPv6Prefix    int    `json:"ipv6_prefix"`    // 64: IPv6 clients are grouped by this prefix length
+}
+
+// Headers holds the header sets of §4. ETag, Retry-After, Allow for non-405 and
+// Content-Length are not here: the edge adds those per response.
+type Headers struct {
+	// Common goes on every API response except the preflight (and 304 keeps it too).
+	Common map[string]string `json:"common"`
+	// ByStatus adds the headers of one status ("200", "304", "400", "404", "405", "429", "500").
+	ByStatus map[string]map[string]string `json:"by_status"`
+	// Preflight is the whole header set of the 204 answer to OPTIONS.
+	Preflight map[string]string `json:"preflight"`
+}
+
+// ErrorResponse is a prebuilt error answer.
+type ErrorResponse struct {
+	Status int    `json:"status"`
+	File   string `json:"file"` // where the body lives in the tree
+	Body   string `json:"body"` // the exact bytes of that file
+}
+
+// LifePathFile is the tree path of a life path record.
+func LifePathFile(n int) string { return "api/public/life-path/" + strconv.Itoa(n) + ".json" }
+
+// MatrixFile is the tree path of the matrix record of a canonical date.
+func MatrixFile(day, month, year int) string {
+	return "api/public/matrix/" + strconv.Itoa(day) + "/" + strconv.Itoa(month) + "/" + strconv.Itoa(year) + ".json"
+}
+
+// ErrNoManifest is returned by Load when the directory holds no manifest.
+var ErrNoManifest = errors.New("no manifest")
+
+// Load reads dir/manifest.json.
+func Load(dir string) (*Manifest, error) {
+	b, err := os.ReadFile(filepath.Join(dir, FileName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w (run numerology generate first)", filepath.Join(dir, FileName), ErrNoManifest)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return Parse(b)
+}
+
+// Parse decodes and checks a manifest.
+func Parse(b []byte) (*Manifest, error) {
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("parse manifest: %w", err)
+	}
+	if m.APIVersion != APIVersion {
+		return nil, fmt.Errorf("manifest is for API version %q, this build serves %q (regenerate the tree)", m.APIVersion, APIVersion)
+	}
+	if len(m.Edge.Errors) == 0 || len(m.Edge.Headers.Common) == 0 {
+		return nil, errors.New("manifest has no edge config (regenerate the tree)")
+	}
+	return &m, nil
+}
+
+// Index maps each file's path to its entry.
+func (m *Manifest) Index() map[string]*File {
+	idx := make(map[string]*File, len(m.Files))
+	for i := range m.Files {
+		idx[m.Files[i].Path] = &m.Files[i]
+	}
+	return idx
+}
