@@ -1,0 +1,492 @@
+// Package content loads and validates the YAML content of the API: the site settings, the
+// 12 life path numbers, the 22 arcana and the 12 matrix positions. Every problem found is
+// reported at once, as file:line: field: message, sorted.
+package content
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+	"github.com/rivo/uniseg"
+
+	"github.com/opennumerology/numerology/generator/rules"
+)
+
+//go:embed site.yaml arcana.yaml positions.yaml life-path/*.yaml
+var embedded embed.FS
+
+// Embedded returns the content built into the binary.
+func Embedded() fs.FS { return embedded }
+
+// Content is the whole validated content.
+type Content struct {
+	Site      Site
+	LifePaths []LifePath // in contract order: 1–9, 11, 22, 33
+	Arcana    []Arcanum  // Arcana[i].Number == i+1
+	Positions []Position // in rules.Position order
+}
+
+// Site holds site-wide settings and attribution wording (site.yaml).
+type Site struct {
+	Publisher           string `yaml:"publisher"`
+	Title               string `yaml:"title"`
+	SiteURL             string `yaml:"site_url"`
+	SupportEmail        string `yaml:"support_email"`
+	Attribution         string `yaml:"attribution"`
+	AttributionLinkText string `yaml:"attribution_link_text"`
+	CitationLifePath    string `yaml:"citation_life_path"`
+	CitationMatrix      string `yaml:"citation_matrix"`
+}
+
+// LifePath is one life path number (life-path/N.yaml).
+type LifePath struct {
+	Number           int      `yaml:"number"`
+	Archetype        string   `yaml:"archetype"`
+	Tagline          string   `yaml:"tagline"`
+	ShortDescription string   `yaml:"short_description"`
+	Description      string   `yaml:"description"`
+	Traits           []string `yaml:"traits"`
+	Weaknesses       []string `yaml:"weaknesses"`
+	Career           []string `yaml:"career"`
+	Love             string   `yaml:"love"`
+	Advice           string   `yaml:"advice"`
+	FamousPeople     []Person `yaml:"famous_people"`
+}
+
+// Person is a famous person listed under a life path number.
+type Person struct {
+	Name  string `yaml:"name"`
+	Field string `yaml:"field"`
+	Born  string `yaml:"born"` // YYYY-MM-DD; must give the number the person is listed under
+}
+
+// Arcanum is one of the 22 major arcana (arcana.yaml).
+type Arcanum struct {
+	Number      int    `yaml:"number"`
+	Name        string `yaml:"name"`
+	Keyword     string `yaml:"keyword"`
+	Emoji       string `yaml:"emoji"`
+	Description string `yaml:"description"`
+}
+
+// Position is one of the 12 matrix positions (positions.yaml).
+type Position struct {
+	Key     string `yaml:"key"`
+	Title   string `yaml:"title"`
+	Meaning string `yaml:"meaning"`
+}
+
+// Minimum sizes of a life path record (the issue's content rules).
+const (
+	MinDescriptionWords = 120
+	MinTraits           = 5
+	NumWeaknesses       = 4
+	NumCareer           = 5
+	MinFamousPeople     = 3
+	MinParagraphWords   = 25 // love and advice are real paragraphs
+)
+
+// Problem is one thing wrong with the content.
+type Problem struct {
+	File    string // path as shown to the user
+	Line    int    // 1-based; 0 when unknown
+	Field   string // e.g. famous_people[1].born; empty for the whole file
+	Message string
+}
+
+func (p Problem) String() string {
+	var b strings.Builder
+	b.WriteString(p.File)
+	if p.Line > 0 {
+		b.WriteString(":" + strconv.Itoa(p.Line))
+	}
+	b.WriteString(": ")
+	if p.Field != "" {
+		b.WriteString(p.Field + ": ")
+	}
+	b.WriteString(p.Message)
+	return b.String()
+}
+
+// Errors is every problem found, sorted by file, line and field.
+type Errors []Problem
+
+func (e Errors) Error() string {
+	lines := make([]string, len(e))
+	for i, p := range e {
+		lines[i] = p.String()
+	}
+	return fmt.Sprintf("content has %d problem(s):\n%s", len(e), strings.Join(lines, "\n"))
+}
+
+// Load reads and validates the content of fsys. label prefixes the file names in problems
+// (for example "content"). The error, if any, is Errors.
+func Load(fsys fs.FS, label string) (*Content, error) {
+	l := &loader{fsys: fsys, label: label}
+	c := &Content{}
+	l.loadSite(&c.Site)
+	c.Arcana = l.loadArcana()
+	c.Positions = l.loadPositions()
+	c.LifePaths = l.loadLifePaths()
+	if len(l.problems) > 0 {
+		slices.SortStableFunc(l.problems, func(a, b Problem) int {
+			if c := strings.Compare(a.File, b.File); c != 0 {
+				return c
+			}
+			if a.Line != b.Line {
+				return a.Line - b.Line
+			}
+			return strings.Compare(a.Field, b.Field)
+		})
+		return nil, l.problems
+	}
+	return c, nil
+}
+
+type loader struct {
+	fsys     fs.FS
+	label    string
+	problems Errors
+}
+
+// doc is one parsed YAML file, kept to find the line of a field.
+type doc struct {
+	l    *loader
+	name string // as shown
+	file *ast.File
+}
+
+func (l *loader) display(name string) string {
+	if l.label == "" {
+		return name
+	}
+	return path.Join(l.label, name)
+}
+
+// read parses name and decodes it strictly into v. It reports problems and returns nil when
+// the file cannot be used at all.
+func (l *loader) read(name string, v any) *doc {
+	d := &doc{l: l, name: l.display(name)}
+	b, err := fs.ReadFile(l.fsys, name)
+	if err != nil {
+		msg := err.Error()
+		if errors.Is(err, fs.ErrNotExist) {
+			msg = "file is missing"
+		}
+		d.problem(0, "", msg)
+		return nil
+	}
+	f, err := parser.ParseBytes(b, 0)
+	if err != nil {
+		d.yamlProblem(err)
+		return nil
+	}
+	d.file = f
+	dec := yaml.NewDecoder(bytes.NewReader(b), yaml.Strict(), yaml.DisallowUnknownField())
+	if err := dec.Decode(v); err != nil {
+		d.yamlProblem(err)
+		return nil
+	}
+	return d
+}
+
+func (d *doc) problem(line int, field, format string, args ...any) {
+	d.l.problems = append(d.l.problems, Problem{File: d.name, Line: line, Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+// yamlProblem turns a go-yaml syntax or decoding error into a Problem with its line.
+func (d *doc) yamlProblem(err error) {
+	var ye yaml.Error
+	if errors.As(err, &ye) {
+		line, field := 0, ""
+		if tk := ye.GetToken(); tk != nil {
+			line = tk.Position.Line
+		}
+		msg := ye.GetMessage()
+		var uf *yaml.UnknownFieldError
+		if errors.As(err, &uf) {
+			if tk := uf.GetToken(); tk != nil {
+				field = tk.Value
+			}
+			msg = "unknown field"
+		}
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			if te.StructFieldName != nil {
+				field = *te.StructFieldName
+			}
+			msg = "wrong type: " + msg
+		}
+		d.problem(line, field, "%s", msg)
+		return
+	}
+	d.problem(0, "", "%v", err)
+}
+
+// line returns the line of the node at a YAML path such as "$.traits" or "$[3].emoji"; for
+// a missing node, the line of its nearest existing parent.
+func (d *doc) line(p string) int {
+	if d == nil || d.file == nil {
+		return 0
+	}
+	for {
+		if yp, err := yaml.PathString(p); err == nil {
+			if n, err := yp.FilterFile(d.file); err == nil && n != nil {
+				if tk := n.GetToken(); tk != nil {
+					return tk.Position.Line
+				}
+			}
+		}
+		i := strings.LastIndexAny(p, ".[")
+		if i <= 1 {
+			return 1
+		}
+		p = p[:i]
+	}
+}
+
+// at reports a problem at a field, given as a YAML path below the document root.
+func (d *doc) at(yamlPath, field, format string, args ...any) {
+	d.problem(d.line(yamlPath), field, format, args...)
+}
+
+func (d *doc) required(yamlPath, field, value string) {
+	if strings.TrimSpace(value) == "" {
+		d.at(yamlPath, field, "missing field")
+	}
+}
+
+func (l *loader) loadSite(s *Site) {
+	d := l.read("site.yaml", s)
+	if d == nil {
+		return
+	}
+	for _, f := range []struct{ key, value string }{
+		{"publisher", s.Publisher}, {"title", s.Title}, {"site_url", s.SiteURL},
+		{"support_email", s.SupportEmail}, {"attribution", s.Attribution},
+		{"attribution_link_text", s.AttributionLinkText},
+		{"citation_life_path", s.CitationLifePath}, {"citation_matrix", s.CitationMatrix},
+	} {
+		d.required("$."+f.key, f.key, f.value)
+	}
+	if s.SiteURL != "" {
+		if err := CheckSiteURL(s.SiteURL); err != nil {
+			d.at("$.site_url", "site_url", "%v", err)
+		}
+	}
+	if s.SupportEmail != "" && !emailRe.MatchString(s.SupportEmail) {
+		d.at("$.support_email", "support_email", "%q is not an e-mail address", s.SupportEmail)
+	}
+	d.placeholders("attribution", s.Attribution, "site_url")
+	d.placeholders("citation_life_path", s.CitationLifePath, "number", "archetype", "version", "url")
+	d.placeholders("citation_matrix", s.CitationMatrix, "date", "version", "url")
+	if !strings.Contains(s.CitationMatrix, "{date}") && s.CitationMatrix != "" {
+		d.at("$.citation_matrix", "citation_matrix", "must contain {date}")
+	}
+}
+
+var (
+	emailRe       = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[^@\s]+$`)
+	placeholderRe = regexp.MustCompile(`\{([^{}]*)\}`)
+)
+
+// placeholders checks that text uses only the allowed {placeholders}.
+func (d *doc) placeholders(field, text string, allowed ...string) {
+	for _, m := range placeholderRe.FindAllStringSubmatch(text, -1) {
+		if !slices.Contains(allowed, m[1]) {
+			d.at("$."+field, field, "unknown placeholder {%s} (allowed: {%s})", m[1], strings.Join(allowed, "}, {"))
+		}
+	}
+}
+
+// CheckSiteURL accepts an absolute http(s) URL with no trailing slash, query or fragment.
+func CheckSiteURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("%q is not an absolute http(s) URL", s)
+	}
+	if strings.HasSuffix(s, "/") || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("%q must have no trailing slash, query or fragment", s)
+	}
+	return nil
+}
+
+func (l *loader) loadArcana() []Arcanum {
+	var arcana []Arcanum
+	d := l.read("arcana.yaml", &arcana)
+	if d == nil {
+		return nil
+	}
+	if len(arcana) != 22 {
+		d.at("$", "", "wrong count: %d arcana, want 22", len(arcana))
+	}
+	seenEmoji := map[string]int{}
+	for i, a := range arcana {
+		p := fmt.Sprintf("$[%d]", i)
+		f := fmt.Sprintf("[%d]", i)
+		if a.Number != i+1 {
+			d.at(p+".number", f+".number", "is %d, want %d (arcana are listed 1–22 in order)", a.Number, i+1)
+		}
+		d.required(p+".name", f+".name", a.Name)
+		d.required(p+".keyword", f+".keyword", a.Keyword)
+		d.required(p+".description", f+".description", a.Description)
+		if err := checkEmoji(a.Emoji); err != nil {
+			d.at(p+".emoji", f+".emoji", "%v", err)
+		} else if j, dup := seenEmoji[a.Emoji]; dup {
+			d.at(p+".emoji", f+".emoji", "%s is already used by arcanum %d", a.Emoji, j+1)
+		} else {
+			seenEmoji[a.Emoji] = i
+		}
+	}
+	return arcana
+}
+
+func (l *loader) loadPositions() []Position {
+	var positions []Position
+	d := l.read("positions.yaml", &positions)
+	if d == nil {
+		return nil
+	}
+	keys := rules.PositionKeys()
+	if len(positions) != len(keys) {
+		d.at("$", "", "wrong count: %d positions, want %d", len(positions), len(keys))
+	}
+	for i, p := range positions {
+		yp := fmt.Sprintf("$[%d]", i)
+		f := fmt.Sprintf("[%d]", i)
+		if i < len(keys) && p.Key != keys[i] {
+			d.at(yp+".key", f+".key", "is %q, want %q (positions follow DESIGN.md §5 order)", p.Key, keys[i])
+		}
+		d.required(yp+".title", f+".title", p.Title)
+		d.required(yp+".meaning", f+".meaning", p.Meaning)
+	}
+	return positions
+}
+
+func (l *loader) loadLifePaths() []LifePath {
+	var out []LifePath
+	for _, n := range rules.LifePathNumbers {
+		name := fmt.Sprintf("life-path/%d.yaml", n)
+		var lp LifePath
+		d := l.read(name, &lp)
+		if d == nil {
+			continue
+		}
+		d.checkLifePath(n, &lp)
+		out = append(out, lp)
+	}
+	// A stray file is a likely typo (life-path/10.yaml): say so rather than ignore it.
+	entries, _ := fs.ReadDir(l.fsys, "life-path")
+	for _, e := range entries {
+		base := strings.TrimSuffix(e.Name(), ".yaml")
+		n, err := strconv.Atoi(base)
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".yaml") || err != nil || !rules.IsLifePathNumber(n) || base != strconv.Itoa(n) {
+			l.problems = append(l.problems, Problem{File: l.display("life-path/" + e.Name()), Message: "unexpected file: life path files are named 1.yaml … 9.yaml, 11.yaml, 22.yaml, 33.yaml"})
+		}
+	}
+	return out
+}
+
+func (d *doc) checkLifePath(n int, lp *LifePath) {
+	if lp.Number != n {
+		d.at("$.number", "number", "is %d, but the file is for %d", lp.Number, n)
+	}
+	d.required("$.archetype", "archetype", lp.Archetype)
+	d.required("$.tagline", "tagline", lp.Tagline)
+	d.required("$.short_description", "short_description", lp.ShortDescription)
+	d.required("$.description", "description", lp.Description)
+	d.required("$.love", "love", lp.Love)
+	d.required("$.advice", "advice", lp.Advice)
+	if w := len(strings.Fields(lp.Description)); lp.Description != "" && w < MinDescriptionWords {
+		d.at("$.description", "description", "too short: %d words, want at least %d", w, MinDescriptionWords)
+	}
+	for _, f := range []struct{ key, text string }{{"love", lp.Love}, {"advice", lp.Advice}} {
+		if w := len(strings.Fields(f.text)); f.text != "" && w < MinParagraphWords {
+			d.at("$."+f.key, f.key, "too short for a paragraph: %d words, want at least %d", w, MinParagraphWords)
+		}
+	}
+	d.list("traits", lp.Traits, MinTraits, false)
+	d.list("weaknesses", lp.Weaknesses, NumWeaknesses, true)
+	d.list("career", lp.Career, NumCareer, true)
+	if len(lp.FamousPeople) < MinFamousPeople {
+		d.at("$.famous_people", "famous_people", "wrong count: %d people, want at least %d", len(lp.FamousPeople), MinFamousPeople)
+	}
+	for i, p := range lp.FamousPeople {
+		yp := fmt.Sprintf("$.famous_people[%d]", i)
+		f := fmt.Sprintf("famous_people[%d]", i)
+		d.required(yp+".name", f+".name", p.Name)
+		d.required(yp+".field", f+".field", p.Field)
+		if p.Born == "" {
+			d.at(yp+".born", f+".born", "missing field")
+			continue
+		}
+		t, err := time.Parse(time.DateOnly, p.Born)
+		if err != nil {
+			d.at(yp+".born", f+".born", "%q is not a date (YYYY-MM-DD)", p.Born)
+			continue
+		}
+		if got := rules.LifePath(t.Day(), int(t.Month()), t.Year()); got != n {
+			d.at(yp+".born", f+".born", "%s (%s) gives life path %d, not %d", p.Born, p.Name, got, n)
+		}
+	}
+}
+
+// list checks a list's length (exactly want, or at least want) and that no item is empty.
+func (d *doc) list(key string, items []string, want int, exact bool) {
+	switch {
+	case exact && len(items) != want:
+		d.at("$."+key, key, "wrong count: %d items, want %d", len(items), want)
+	case !exact && len(items) < want:
+		d.at("$."+key, key, "wrong count: %d items, want at least %d", len(items), want)
+	}
+	for i, s := range items {
+		if strings.TrimSpace(s) == "" {
+			d.at(fmt.Sprintf("$.%s[%d]", key, i), fmt.Sprintf("%s[%d]", key, i), "empty item")
+		}
+	}
+}
+
+// checkEmoji accepts exactly one emoji: a single grapheme cluster that starts with a
+// pictographic code point.
+func checkEmoji(s string) error {
+	if s == "" {
+		return errors.New("missing field")
+	}
+	if n := uniseg.GraphemeClusterCount(s); n != 1 {
+		return fmt.Errorf("%q is %d characters, want exactly one emoji", s, n)
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	if !isPictographic(r) {
+		return fmt.Errorf("%q is not an emoji", s)
+	}
+	return nil
+}
+
+// isPictographic reports whether r lies in the Unicode blocks that hold emoji.
+func isPictographic(r rune) bool {
+	switch {
+	case r >= 0x1F000 && r <= 0x1FAFF, // mahjong … symbols and pictographs extended-A
+		r >= 0x2600 && r <= 0x27BF, // miscellaneous symbols, dingbats
+		r >= 0x2300 && r <= 0x23FF, // miscellaneous technical (⌛, ⏳)
+		r >= 0x2B00 && r <= 0x2BFF, // arrows and stars (⭐)
+		r >= 0x2190 && r <= 0x21FF, // arrows
+		r == 0x00A9, r == 0x00AE, r == 0x203C, r == 0x2049, r == 0x2122, r == 0x2139,
+		r == 0x3030, r == 0x303D, r == 0x3297, r == 0x3299:
+		return true
+	}
+	return false
+}
