@@ -1,0 +1,477 @@
+// Package generator renders the whole API as static files: every record, every error body,
+// the header manifests and the manifest of the tree (DESIGN.md §5, §8). It is pure with
+// respect to the network: it reads content and writes a directory.
+package generator
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/generator/rules"
+)
+
+// Options configures Generate.
+type Options struct {
+	Site *Site
+	// Out is the tree to (re)place. It is written into a temporary sibling and swapped in
+	// only when complete.
+	Out string
+	// Years are the years whose matrix records to write, ascending and unique, within
+	// rules.FirstYear–rules.LastYear. Nil means the whole range.
+	Years []int
+	// Workers is how many goroutines render and write; 0 means a default for this machine.
+	Workers int
+	// OnProgress, when set, is called about ten times a second with the files written so
+	// far and the total expected.
+	OnProgress func(done, total int)
+}
+
+// Summary describes a finished generation.
+type Summary struct {
+	Files    int
+	Bytes    int64
+	Duration time.Duration
+}
+
+// ErrRange reports years outside the contract's range.
+var ErrRange = errors.New("years out of range")
+
+// IOError is an error of the file system while writing the tree.
+type IOError struct{ Err error }
+
+func (e *IOError) Error() string { return e.Err.Error() }
+func (e *IOError) Unwrap() error { return e.Err }
+
+// YearRange returns the years from–to, inclusive, checked against the contract's range.
+func YearRange(from, to int) ([]int, error) {
+	if from < rules.FirstYear || from > rules.LastYear || to < rules.FirstYear || to > rules.LastYear {
+		return nil, fmt.Errorf("%w: %d–%d is outside %d–%d", ErrRange, from, to, rules.FirstYear, rules.LastYear)
+	}
+	if from > to {
+		return nil, fmt.Errorf("%w: from %d is after to %d", ErrRange, from, to)
+	}
+	years := make([]int, 0, to-from+1)
+	for y := from; y <= to; y++ {
+		years = append(years, y)
+	}
+	return years, nil
+}
+
+// Generate writes the complete tree to opts.Out. On any error, or when ctx is cancelled, the
+// previous tree is left as it was and no temporary directory remains.
+func Generate(ctx context.Context, opts Options) (Summary, error) {
+	start := time.Now()
+	years := opts.Years
+	if years == nil {
+		years, _ = YearRange(rules.FirstYear, rules.LastYear)
+	}
+	if err := checkYears(years); err != nil {
+		return Summary{}, err
+	}
+	out := filepath.Clean(opts.Out)
+	if err := checkReplaceable(out); err != nil {
+		return Summary{}, &IOError{err}
+	}
+	parent := filepath.Dir(out)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return Summary{}, &IOError{fmt.Errorf("cannot create %s: %w", parent, unwrapPath(err))}
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(out)+".tmp-")
+	if err != nil {
+		return Summary{}, &IOError{fmt.Errorf("cannot write to %s: %w", parent, unwrapPath(err))}
+	}
+	done := false
+	defer func() {
+		if !done {
+			os.RemoveAll(tmp)
+		}
+	}()
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return Summary{}, &IOError{err}
+	}
+
+	workers := opts.Workers
+	if workers <= 0 {
+		// Writing small files is syscall-bound: more goroutines than cores keep the disk busy.
+		workers = 2 * runtime.GOMAXPROCS(0)
+	}
+	g := &gen{site: opts.Site, w: newTreeWriter(tmp), years: years, workers: workers}
+	total := rules.DatesInYears(years) + extraFiles
+	stopProgress := g.reportProgress(opts.OnProgress, total)
+	err = g.run(ctx)
+	stopProgress()
+	if err != nil {
+		return Summary{}, err
+	}
+	m, err := g.writeManifest()
+	if err != nil {
+		return Summary{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Summary{}, err
+	}
+	if err := swap(tmp, out); err != nil {
+		return Summary{}, &IOError{err}
+	}
+	done = true
+	return Summary{Files: m.Counts.Files + 1, Bytes: m.Counts.Bytes + g.manifestSize, Duration: time.Since(start)}, nil
+}
+
+// extraFiles estimates the files besides the matrix records, for progress only.
+const extraFiles = 40
+
+func checkYears(years []int) error {
+	if len(years) == 0 {
+		return fmt.Errorf("%w: no years", ErrRange)
+	}
+	for i, y := range years {
+		if y < rules.FirstYear || y > rules.LastYear {
+			return fmt.Errorf("%w: %d is outside %d–%d", ErrRange, y, rules.FirstYear, rules.LastYear)
+		}
+		if i > 0 && y <= years[i-1] {
+			return fmt.Errorf("%w: years must be ascending and unique", ErrRange)
+		}
+	}
+	return nil
+}
+
+// checkReplaceable refuses to replace anything but a previous tree or an empty directory,
+// so that a mistyped --out never deletes unrelated files.
+func checkReplaceable(out string) error {
+	fi, err := os.Stat(out)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s exists and is not a directory", out)
+	}
+	if _, err := os.Stat(filepath.Join(out, manifest.FileName)); err == nil {
+		return nil
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.Name() != ".gitkeep" {
+			return fmt.Errorf("refusing to replace %s: it is not empty and holds no %s (not a generated tree)", out, manifest.FileName)
+		}
+	}
+	return nil
+}
+
+// swap puts the finished tree tmp in place of out.
+func swap(tmp, out string) error {
+	old := ""
+	if _, err := os.Stat(out); err == nil {
+		old = tmp + ".old"
+		if err := os.Rename(out, old); err != nil {
+			return fmt.Errorf("move previous tree aside: %w", err)
+		}
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		if old != "" {
+			os.Rename(old, out)
+		}
+		return fmt.Errorf("put new tree in place: %w", err)
+	}
+	if old != "" {
+		if err := os.RemoveAll(old); err != nil {
+			return fmt.Errorf("remove previous tree: %w", err)
+		}
+	}
+	return nil
+}
+
+// unwrapPath drops the *PathError wrapper, whose path the caller's message already names.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+type gen struct {
+	site         *Site
+	w            *treeWriter
+	years        []int
+	workers      int
+	manifestSize int64
+	edge         manifest.EdgeConfig
+}
+
+func (g *gen) reportProgress(fn func(done, total int), total int) (stop func()) {
+	if fn == nil {
+		return func() {}
+	}
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				fn(int(g.w.count.Load()), total)
+				return
+			case <-t.C:
+				fn(int(g.w.count.Load()), total)
+			}
+		}
+	}()
+	return func() { close(quit); wg.Wait() }
+}
+
+// run writes every file of the tree but the manifest.
+func (g *gen) run(ctx context.Context) error {
+	var err error
+	if g.edge, err = g.site.EdgeConfig(); err != nil {
+		return err
+	}
+	steps := []func(context.Context) error{
+		g.writeEdge,
+		g.writeLifePaths,
+		g.writeIndex,
+		g.writeMatrix,
+		func(ctx context.Context) error { return writePages(ctx, g.site, g.w.Write) },
+	}
+	for _, step := range steps {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := step(ctx); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+func (g *gen) writeEdge(context.Context) error {
+	for _, e := range g.edge.Errors {
+		if err := g.w.Write(e.File, []byte(e.Body)); err != nil {
+			return err
+		}
+	}
+	if err := g.w.WriteJSON(manifest.EdgeFile, g.edge); err != nil {
+		return err
+	}
+	return g.w.Write(manifest.HeadersFile, HeadersFile(g.edge.Headers))
+}
+
+func (g *gen) writeLifePaths(context.Context) error {
+	if err := g.w.WriteJSON(manifest.ListFile, g.site.LifePathList()); err != nil {
+		return err
+	}
+	for i := range g.site.Content.LifePaths {
+		lp := &g.site.Content.LifePaths[i]
+		if err := g.w.WriteJSON(manifest.LifePathFile(lp.Number), g.site.LifePathRecord(lp)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (g *gen) writeIndex(context.Context) error {
+	return g.w.WriteJSON(manifest.IndexFile, g.site.APIIndex())
+}
+
+// writeMatrix renders the matrix records on g.workers goroutines. Work is split by
+// directory (one day/month pair per task), so no two goroutines create files in the same
+// directory at once: parallel creates in one directory contend on its lock.
+func (g *gen) writeMatrix(ctx context.Context) error {
+	type dayMonth struct{ d, m int }
+	var tasks []dayMonth
+	for d := 1; d <= 31; d++ {
+		for m := 1; m <= 12; m++ {
+			for _, y := range g.years {
+				if rules.ValidDate(d, m, y) {
+					tasks = append(tasks, dayMonth{d, m})
+					break
+				}
+			}
+		}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	next := make(chan dayMonth)
+	var wg sync.WaitGroup
+	for range g.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := range next {
+				if err := g.writeDayMonth(ctx, t.d, t.m); err != nil {
+					cancel(err)
+					return
+				}
+			}
+		}()
+	}
+feed:
+	for _, t := range tasks {
+		select {
+		case next <- t:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	return context.Cause(ctx)
+}
+
+// writeDayMonth writes the records of one day and month across all years.
+func (g *gen) writeDayMonth(ctx context.Context, d, m int) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := g.w.Mkdir(fmt.Sprintf("api/public/matrix/%d/%d", d, m)); err != nil {
+		return err
+	}
+	for _, y := range g.years {
+		if !rules.ValidDate(d, m, y) {
+			continue
+		}
+		if err := g.w.WriteJSON(manifest.MatrixFile(d, m, y), g.site.MatrixRecord(d, m, y)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeManifest writes manifest.json, which lists every other file.
+func (g *gen) writeManifest() (*manifest.Manifest, error) {
+	files := g.w.Files()
+	m := &manifest.Manifest{
+		APIVersion: manifest.APIVersion,
+		SiteURL:    g.site.SiteURL,
+		APIBase:    g.site.APIBase,
+		Years:      g.years,
+		Edge:       g.edge,
+		Files:      files,
+	}
+	m.Counts.Files = len(files)
+	for _, f := range files {
+		m.Counts.Bytes += f.Size
+		switch {
+		case strings.HasPrefix(f.Path, "api/public/matrix/"):
+			m.Counts.Matrix++
+		case strings.HasPrefix(f.Path, "api/public/life-path/"):
+			m.Counts.LifePath++
+		}
+	}
+	b, err := Encode(m)
+	if err != nil {
+		return nil, fmt.Errorf("encode manifest: %w", err)
+	}
+	g.manifestSize = int64(len(b))
+	if err := g.w.writeRaw(manifest.FileName, b); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// treeWriter writes files below a root, hashing each, and remembers them for the manifest.
+// It is safe for concurrent use.
+type treeWriter struct {
+	root  string
+	count atomic.Int64
+	dirs  sync.Map // created directories
+	mu    sync.Mutex
+	files []manifest.File
+}
+
+func newTreeWriter(root string) *treeWriter { return &treeWriter{root: root} }
+
+// Mkdir creates a directory of the tree and its parents.
+func (w *treeWriter) Mkdir(rel string) error {
+	if _, ok := w.dirs.Load(rel); ok {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Join(w.root, filepath.FromSlash(rel)), 0o755); err != nil {
+		return &IOError{fmt.Errorf("create directory: %w", err)}
+	}
+	w.dirs.Store(rel, struct{}{})
+	return nil
+}
+
+// WriteJSON encodes v as the API does and writes it.
+func (w *treeWriter) WriteJSON(rel string, v any) error {
+	b, err := Encode(v)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", rel, err)
+	}
+	return w.Write(rel, b)
+}
+
+// Write writes one file of the tree and records it for the manifest.
+func (w *treeWriter) Write(rel string, body []byte) error {
+	if err := checkRel(rel); err != nil {
+		return err
+	}
+	if dir := pathDir(rel); dir != "" {
+		if err := w.Mkdir(dir); err != nil {
+			return err
+		}
+	}
+	if err := w.writeRaw(rel, body); err != nil {
+		return err
+	}
+	sum := sha256.Sum256(body)
+	f := manifest.File{Path: rel, Size: int64(len(body)), SHA256: hex.EncodeToString(sum[:])}
+	w.mu.Lock()
+	w.files = append(w.files, f)
+	w.mu.Unlock()
+	w.count.Add(1)
+	return nil
+}
+
+func (w *treeWriter) writeRaw(rel string, body []byte) error {
+	if err := os.WriteFile(filepath.Join(w.root, filepath.FromSlash(rel)), body, 0o644); err != nil {
+		return &IOError{fmt.Errorf("write %s: %w", rel, unwrapPath(err))}
+	}
+	return nil
+}
+
+// Files returns the files written, sorted by path; it fails on none.
+func (w *treeWriter) Files() []manifest.File {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	slices.SortFunc(w.files, func(a, b manifest.File) int { return strings.Compare(a.Path, b.Path) })
+	return w.files
+}
+
+func pathDir(rel string) string {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[:i]
+	}
+	return ""
+}
+
+// checkRel rejects paths that would escape the tree or collide with the manifest.
+func checkRel(rel string) error {
+	if rel == "" || rel == manifest.FileName || strings.HasPrefix(rel, "/") || strings.Contains(rel, "\\") ||
+		slices.Contains(strings.Split(rel, "/"), "..") || !fs.ValidPath(rel) {
+		return fmt.Errorf("generator bug: invalid tree path %q", rel)
+	}
+	return nil
+}

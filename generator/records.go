@@ -1,0 +1,238 @@
+package generator
+
+import (
+	"fmt"
+	"html"
+	"strconv"
+	"strings"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/opennumerology/numerology/content"
+	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/generator/rules"
+)
+
+// License fields every record carries (DESIGN.md §5).
+const (
+	License    = "CC-BY 4.0"
+	LicenseURL = "https://creativecommons.org/licenses/by/4.0/"
+)
+
+// Site is the content with the URLs and attribution of one generated site: what every
+// builder of records, pages and documents works from.
+type Site struct {
+	Content         *content.Content
+	SiteURL         string // no trailing slash
+	APIBase         string // SiteURL + "/api/public"
+	Attribution     string
+	AttributionHTML string
+}
+
+// NewSite fills in the site's URLs and attribution; siteURL overrides content's when set.
+func NewSite(c *content.Content, siteURL string) (*Site, error) {
+	if siteURL == "" {
+		siteURL = c.Site.SiteURL
+	}
+	if err := content.CheckSiteURL(siteURL); err != nil {
+		return nil, fmt.Errorf("site url: %w", err)
+	}
+	return &Site{
+		Content:     c,
+		SiteURL:     siteURL,
+		APIBase:     siteURL + manifest.APIPrefix,
+		Attribution: strings.ReplaceAll(c.Site.Attribution, "{site_url}", siteURL),
+		AttributionHTML: `<a href="` + html.EscapeString(siteURL) + `" rel="nofollow noopener">` +
+			html.EscapeString(c.Site.AttributionLinkText) + `</a>`,
+	}, nil
+}
+
+// LifePathSourceURL is the human page of a life path number.
+func (s *Site) LifePathSourceURL(n int) string { return s.SiteURL + "/life-path/" + strconv.Itoa(n) }
+
+// LifePathAPIURL is the API URL of a life path record.
+func (s *Site) LifePathAPIURL(n int) string { return s.APIBase + "/life-path/" + strconv.Itoa(n) }
+
+// MatrixSourceURL is the human page of the matrix.
+func (s *Site) MatrixSourceURL() string { return s.SiteURL + "/matrix" }
+
+// MatrixDetailsURL is the human page of one date's matrix.
+func (s *Site) MatrixDetailsURL(day, month, year int) string {
+	return fmt.Sprintf("%s/matrix/details?date=%04d-%02d-%02d", s.SiteURL, year, month, day)
+}
+
+// attribution holds the fields every record ends with, in contract order.
+type attribution struct {
+	License         string `json:"license"`
+	LicenseURL      string `json:"license_url"`
+	Attribution     string `json:"attribution"`
+	AttributionHTML string `json:"attribution_html"`
+	APIVersion      string `json:"api_version"`
+}
+
+func (s *Site) attribution() attribution {
+	return attribution{License, LicenseURL, s.Attribution, s.AttributionHTML, manifest.APIVersion}
+}
+
+// Person is a famous person as published: the birth date stays in content.
+type Person struct {
+	Name  string `json:"name"`
+	Field string `json:"field"`
+}
+
+// LifePathRecord is the body of /life-path/{n}.
+type LifePathRecord struct {
+	Number            int      `json:"number"`
+	Archetype         string   `json:"archetype"`
+	Tagline           string   `json:"tagline"`
+	ShortDescription  string   `json:"short_description"`
+	Description       string   `json:"description"`
+	Traits            []string `json:"traits"`
+	Weaknesses        []string `json:"weaknesses"`
+	Career            []string `json:"career"`
+	Love              string   `json:"love"`
+	Advice            string   `json:"advice"`
+	FamousPeople      []Person `json:"famous_people"`
+	SourceURL         string   `json:"source_url"`
+	SuggestedCitation string   `json:"suggested_citation"`
+	attribution
+}
+
+// LifePathItem is one entry of /life-path.
+type LifePathItem struct {
+	Number           int    `json:"number"`
+	Archetype        string `json:"archetype"`
+	Tagline          string `json:"tagline"`
+	ShortDescription string `json:"short_description"`
+	URL              string `json:"url"`
+	SourceURL        string `json:"source_url"`
+}
+
+// LifePathRecord builds the record of one life path number.
+func (s *Site) LifePathRecord(lp *content.LifePath) LifePathRecord {
+	people := make([]Person, len(lp.FamousPeople))
+	for i, p := range lp.FamousPeople {
+		people[i] = Person{p.Name, p.Field}
+	}
+	src := s.LifePathSourceURL(lp.Number)
+	return LifePathRecord{
+		Number:           lp.Number,
+		Archetype:        lp.Archetype,
+		Tagline:          lp.Tagline,
+		ShortDescription: lp.ShortDescription,
+		Description:      strings.TrimSpace(lp.Description),
+		Traits:           lp.Traits,
+		Weaknesses:       lp.Weaknesses,
+		Career:           lp.Career,
+		Love:             strings.TrimSpace(lp.Love),
+		Advice:           strings.TrimSpace(lp.Advice),
+		FamousPeople:     people,
+		SourceURL:        src,
+		SuggestedCitation: strings.NewReplacer(
+			"{number}", strconv.Itoa(lp.Number), "{archetype}", lp.Archetype,
+			"{version}", manifest.APIVersion, "{url}", src,
+		).Replace(s.Content.Site.CitationLifePath),
+		attribution: s.attribution(),
+	}
+}
+
+// LifePathList builds the body of /life-path.
+func (s *Site) LifePathList() []LifePathItem {
+	items := make([]LifePathItem, len(s.Content.LifePaths))
+	for i, lp := range s.Content.LifePaths {
+		items[i] = LifePathItem{
+			Number:           lp.Number,
+			Archetype:        lp.Archetype,
+			Tagline:          lp.Tagline,
+			ShortDescription: lp.ShortDescription,
+			URL:              s.LifePathAPIURL(lp.Number),
+			SourceURL:        s.LifePathSourceURL(lp.Number),
+		}
+	}
+	return items
+}
+
+// MatrixInput is the canonical date of a matrix record.
+type MatrixInput struct {
+	Day   int `json:"day"`
+	Month int `json:"month"`
+	Year  int `json:"year"`
+}
+
+// MatrixCell is one position of a matrix record.
+type MatrixCell struct {
+	Arcana  int    `json:"arcana"`
+	Name    string `json:"name"`
+	Keyword string `json:"keyword"`
+	Emoji   string `json:"emoji"`
+}
+
+// MatrixPositions holds the 12 positions, in contract order.
+type MatrixPositions struct {
+	Personal      MatrixCell `json:"personal"`
+	Social        MatrixCell `json:"social"`
+	Soul          MatrixCell `json:"soul"`
+	Body          MatrixCell `json:"body"`
+	Spirit        MatrixCell `json:"spirit"`
+	Center        MatrixCell `json:"center"`
+	Talents       MatrixCell `json:"talents"`
+	Karma         MatrixCell `json:"karma"`
+	Money         MatrixCell `json:"money"`
+	Relationships MatrixCell `json:"relationships"`
+	Destiny       MatrixCell `json:"destiny"`
+	Purpose       MatrixCell `json:"purpose"`
+}
+
+// Cells returns pointers to the positions, indexed by rules.Position.
+func (p *MatrixPositions) Cells() [rules.NumPositions]*MatrixCell {
+	return [rules.NumPositions]*MatrixCell{
+		&p.Personal, &p.Social, &p.Soul, &p.Body, &p.Spirit, &p.Center,
+		&p.Talents, &p.Karma, &p.Money, &p.Relationships, &p.Destiny, &p.Purpose,
+	}
+}
+
+// MatrixRecord is the body of /matrix/{d}/{m}/{y}.
+type MatrixRecord struct {
+	Input             MatrixInput     `json:"input"`
+	Matrix            MatrixPositions `json:"matrix"`
+	SuggestedCitation string          `json:"suggested_citation"`
+	SourceURL         string          `json:"source_url"`
+	DetailsURL        string          `json:"details_url"`
+	attribution
+}
+
+// MatrixRecord builds the record of one valid date.
+func (s *Site) MatrixRecord(day, month, year int) MatrixRecord {
+	r := MatrixRecord{
+		Input:             MatrixInput{day, month, year},
+		SuggestedCitation: s.matrixCitation(day, month, year),
+		SourceURL:         s.MatrixSourceURL(),
+		DetailsURL:        s.MatrixDetailsURL(day, month, year),
+		attribution:       s.attribution(),
+	}
+	m := rules.ComputeMatrix(day, month, year)
+	for p, c := range r.Matrix.Cells() {
+		a := &s.Content.Arcana[m[p]-1]
+		*c = MatrixCell{a.Number, a.Name, a.Keyword, a.Emoji}
+	}
+	return r
+}
+
+func (s *Site) matrixCitation(day, month, year int) string {
+	return strings.NewReplacer(
+		"{date}", fmt.Sprintf("%02d.%02d.%04d", day, month, year),
+		"{version}", manifest.APIVersion,
+		"{url}", s.MatrixDetailsURL(day, month, year),
+	).Replace(s.Content.Site.CitationMatrix)
+}
+
+// Encode renders v as the API does: compact JSON, Cyrillic and <>& unescaped, one trailing
+// newline.
+func Encode(v any) ([]byte, error) {
+	// MarshalNoEscape only skips Go's string copying; DisableHTMLEscape keeps <>& as they are.
+	b, err := json.MarshalWithOption(v, json.DisableHTMLEscape())
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}

@@ -1,0 +1,235 @@
+package generator
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/generator/rules"
+)
+
+// Problem kinds found by Verify.
+const (
+	ProblemMissing = "missing" // listed in the manifest (or required by the contract) but absent
+	ProblemExtra   = "extra"   // present but not listed
+	ProblemCorrupt = "corrupt" // size or sha256 differ from the manifest
+	ProblemInvalid = "invalid" // bytes match but break the contract (bad JSON, wrong arcana)
+)
+
+// VerifyProblem is one thing wrong with a tree.
+type VerifyProblem struct {
+	Kind   string
+	Path   string
+	Detail string
+}
+
+func (p VerifyProblem) String() string {
+	s := p.Kind + ": " + p.Path
+	if p.Detail != "" {
+		s += ": " + p.Detail
+	}
+	return s
+}
+
+// VerifyResult is what Verify found.
+type VerifyResult struct {
+	Manifest *manifest.Manifest
+	Problems []VerifyProblem // sorted by path, then kind
+}
+
+// Verify checks the tree in dir against its manifest and the contract: every listed file
+// has its size and sha256, no unlisted file exists, every route of the manifest's years is
+// present, every JSON file parses and every matrix record holds the arcana of the rule.
+// The error is for a tree that cannot be checked at all (no or unreadable manifest).
+func Verify(ctx context.Context, dir string, onProgress func(done, total int)) (*VerifyResult, error) {
+	m, err := manifest.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	v := &verifier{dir: dir, m: m, index: m.Index()}
+	v.checkRoutes()
+	if err := v.walk(); err != nil {
+		return nil, err
+	}
+	if err := v.checkFiles(ctx, onProgress); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(v.problems, func(a, b VerifyProblem) int {
+		if c := strings.Compare(a.Path, b.Path); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Kind, b.Kind)
+	})
+	return &VerifyResult{Manifest: m, Problems: v.problems}, nil
+}
+
+type verifier struct {
+	dir      string
+	m        *manifest.Manifest
+	index    map[string]*manifest.File
+	mu       sync.Mutex
+	problems []VerifyProblem
+}
+
+func (v *verifier) add(kind, path, format string, args ...any) {
+	v.mu.Lock()
+	v.problems = append(v.problems, VerifyProblem{kind, path, fmt.Sprintf(format, args...)})
+	v.mu.Unlock()
+}
+
+// checkRoutes reports every file the contract requires that the manifest does not list.
+func (v *verifier) checkRoutes() {
+	need := []string{manifest.ListFile, manifest.IndexFile, manifest.EdgeFile, manifest.HeadersFile}
+	for _, n := range rules.LifePathNumbers {
+		need = append(need, manifest.LifePathFile(n))
+	}
+	for _, e := range v.m.Edge.Errors {
+		need = append(need, e.File)
+	}
+	for _, y := range v.m.Years {
+		if y < rules.FirstYear || y > rules.LastYear {
+			v.add(ProblemInvalid, manifest.FileName, "year %d is outside %d–%d", y, rules.FirstYear, rules.LastYear)
+			continue
+		}
+		for mo := 1; mo <= 12; mo++ {
+			for d := 1; d <= rules.DaysIn(mo, y); d++ {
+				need = append(need, manifest.MatrixFile(d, mo, y))
+			}
+		}
+	}
+	for _, p := range need {
+		if _, ok := v.index[p]; !ok {
+			v.add(ProblemMissing, p, "required route file is not in the manifest")
+		}
+	}
+	if want := rules.DatesInYears(v.m.Years); v.m.Counts.Matrix != want {
+		v.add(ProblemInvalid, manifest.FileName, "counts.matrix is %d, the years hold %d dates", v.m.Counts.Matrix, want)
+	}
+	if v.m.Counts.Files != len(v.m.Files) {
+		v.add(ProblemInvalid, manifest.FileName, "counts.files is %d, the manifest lists %d", v.m.Counts.Files, len(v.m.Files))
+	}
+}
+
+// walk reports files on disk that the manifest does not list.
+func (v *verifier) walk() error {
+	return filepath.WalkDir(v.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(v.dir, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() || rel == manifest.FileName {
+			return nil
+		}
+		if _, ok := v.index[rel]; !ok {
+			v.add(ProblemExtra, rel, "not listed in the manifest")
+		} else if !d.Type().IsRegular() {
+			v.add(ProblemInvalid, rel, "not a regular file")
+		}
+		return nil
+	})
+}
+
+// checkFiles re-hashes every listed file and checks its content, on several goroutines.
+func (v *verifier) checkFiles(ctx context.Context, onProgress func(done, total int)) error {
+	var done atomic.Int64
+	jobs := make(chan *manifest.File)
+	var wg sync.WaitGroup
+	for range 2 * runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for f := range jobs {
+				v.checkFile(f)
+				if n := done.Add(1); onProgress != nil && n%1000 == 0 {
+					onProgress(int(n), len(v.m.Files))
+				}
+			}
+		}()
+	}
+	for i := range v.m.Files {
+		if ctx.Err() != nil {
+			break
+		}
+		jobs <- &v.m.Files[i]
+	}
+	close(jobs)
+	wg.Wait()
+	if onProgress != nil {
+		onProgress(int(done.Load()), len(v.m.Files))
+	}
+	return ctx.Err()
+}
+
+func (v *verifier) checkFile(f *manifest.File) {
+	b, err := os.ReadFile(filepath.Join(v.dir, filepath.FromSlash(f.Path)))
+	if err != nil {
+		if os.IsNotExist(err) {
+			v.add(ProblemMissing, f.Path, "listed in the manifest but not on disk")
+		} else {
+			v.add(ProblemCorrupt, f.Path, "cannot read: %v", unwrapPath(err))
+		}
+		return
+	}
+	sum := sha256.Sum256(b)
+	if got := hex.EncodeToString(sum[:]); int64(len(b)) != f.Size || got != f.SHA256 {
+		v.add(ProblemCorrupt, f.Path, "size %d sha256 %.12s…, manifest says size %d sha256 %.12s…", len(b), got, f.Size, f.SHA256)
+		return
+	}
+	if !strings.HasSuffix(f.Path, ".json") {
+		return
+	}
+	if !json.Valid(b) {
+		v.add(ProblemInvalid, f.Path, "not valid JSON")
+		return
+	}
+	if strings.HasPrefix(f.Path, "api/public/matrix/") {
+		v.checkMatrix(f.Path, b)
+	}
+}
+
+// checkMatrix checks that a matrix record is for the date of its path and holds the
+// arcana the rule gives.
+func (v *verifier) checkMatrix(p string, b []byte) {
+	parts := strings.Split(strings.TrimSuffix(strings.TrimPrefix(p, "api/public/matrix/"), ".json"), "/")
+	var date [3]int
+	ok := len(parts) == 3
+	for i := 0; ok && i < 3; i++ {
+		n, err := strconv.Atoi(parts[i])
+		ok = err == nil && strconv.Itoa(n) == parts[i]
+		date[i] = n
+	}
+	if !ok || !rules.ValidDate(date[0], date[1], date[2]) {
+		v.add(ProblemInvalid, p, "not the path of a valid date")
+		return
+	}
+	var r MatrixRecord
+	if err := json.Unmarshal(b, &r); err != nil {
+		v.add(ProblemInvalid, p, "not a matrix record: %v", err)
+		return
+	}
+	if r.Input != (MatrixInput{date[0], date[1], date[2]}) {
+		v.add(ProblemInvalid, p, "input is %d.%d.%d, the path says %d.%d.%d", r.Input.Day, r.Input.Month, r.Input.Year, date[0], date[1], date[2])
+		return
+	}
+	want := rules.ComputeMatrix(date[0], date[1], date[2])
+	for pos, c := range r.Matrix.Cells() {
+		if c.Arcana != want[pos] {
+			v.add(ProblemInvalid, p, "%s is arcana %d, the rule gives %d", rules.Position(pos).Key(), c.Arcana, want[pos])
+			return
+		}
+	}
+}
