@@ -1,0 +1,70 @@
+# The Makefile is the project's interface: make run, make test, make bench, make check.
+GO      ?= go
+BIN     := bin/numerology
+OUT     ?= out
+ADDR    ?= 127.0.0.1:8080
+GOFLAGS_BUILD := -trimpath
+
+CONTENT_FILES  := $(shell find content templates -type f 2>/dev/null)
+GO_FILES       := $(shell find . -name '*.go' -not -path './edge/node_modules/*' 2>/dev/null)
+
+.PHONY: all build run generate verify test test-tools check bench bench-generate bench-serve bench-worker bench-pack clean
+
+all: build
+
+## build: compile bin/numerology
+build: $(BIN)
+
+$(BIN): $(GO_FILES) $(CONTENT_FILES) go.mod go.sum
+	$(GO) build $(GOFLAGS_BUILD) -o $(BIN) ./cmd/numerology
+
+## generate: (re)build the full out/ tree
+generate: $(BIN)
+	./$(BIN) generate --out $(OUT)
+
+# The tree is rebuilt when the binary (and so the embedded content) changes.
+$(OUT)/manifest.json: $(BIN)
+	./$(BIN) generate --out $(OUT)
+
+## verify: check out/ against its manifest
+verify: $(OUT)/manifest.json
+	./$(BIN) verify --dir $(OUT)
+
+## run: build, generate if needed, and serve the API on $(ADDR)
+run: $(OUT)/manifest.json
+	./$(BIN) serve --dir $(OUT) --addr $(ADDR)
+
+## test-tools: install what the tests drive (Chromium, the worker's npm packages)
+test-tools:
+	scripts/test-tools.sh
+
+## test: everything CI runs: checks, all Go tests (server, worker, pages, pack, deploy), and a full-range generate + verify
+test: check test-tools $(BIN)
+	$(GO) test -count=1 -timeout 9m ./...
+	scripts/full-range.sh $(BIN)
+
+## check: formatting, vet, tidy modules, and the generator's import rule
+check:
+	@out=$$(gofmt -l $$(git ls-files '*.go') 2>/dev/null); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) mod tidy -diff
+	scripts/check-imports.sh
+
+## bench: every benchmark (each prints ratios against its baseline)
+bench: bench-generate bench-serve bench-worker bench-pack
+
+bench-generate: $(BIN)
+	scripts/bench-generate.sh $(BIN)
+
+bench-serve: $(BIN)
+	scripts/bench-serve.sh $(BIN)
+
+bench-worker: $(BIN) test-tools
+	scripts/bench-worker.sh $(BIN)
+
+bench-pack: $(BIN)
+	scripts/bench-pack.sh $(BIN)
+
+clean:
+	rm -rf bin dist .cache
+	find $(OUT) -mindepth 1 -not -name .gitkeep -delete 2>/dev/null || true

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/opennumerology/numerology/content"
+	"github.com/opennumerology/numerology/generator"
+	"github.com/opennumerology/numerology/generator/rules"
+)
+
+type generateOptions struct {
+	out        string
+	contentDir string
+	siteURL    string
+	from, to   int
+	years      string
+	workers    int
+}
+
+func newGenerateCmd() *cobra.Command {
+	opts := &generateOptions{}
+	cmd := &cobra.Command{
+		Use:   "generate",
+		Short: "Render every API response into the out/ tree with its manifest",
+		Long: `generate validates the content and renders every API response — the life path list
+and records, the matrix record of every date, every error body — into a tree of static
+files, with manifest.json (route table, header sets, sha256 and size of every file),
+api/public/edge.json and _headers.
+
+The tree is written into a temporary sibling directory and swapped in only when it is
+complete: a failed or interrupted run leaves the previous tree as it was.`,
+		Example: `  numerology generate
+  numerology generate --out /srv/api --site-url https://numerology.example.org
+  numerology generate --from 1990 --to 1999          # a small tree for tests
+  numerology generate --years 1900,2000-2001,2100    # the edges and a few years`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runGenerate(cmd.Context(), cmd, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.out, "out", "o", "out", "the tree to write (replaced as a whole)")
+	f.StringVar(&opts.contentDir, "content", "", "read content from this directory instead of the built-in content")
+	f.StringVar(&opts.siteURL, "site-url", "", "the site's absolute URL, overriding site_url of site.yaml")
+	f.IntVar(&opts.from, "from", rules.FirstYear, "first year of matrix records")
+	f.IntVar(&opts.to, "to", rules.LastYear, "last year of matrix records")
+	f.StringVar(&opts.years, "years", "", "years of matrix records as a list of years and ranges (1900,2000-2002,2100); excludes --from/--to")
+	f.IntVar(&opts.workers, "workers", 0, "goroutines that render and write files (0: twice the CPUs)")
+	cmd.MarkFlagsMutuallyExclusive("years", "from")
+	cmd.MarkFlagsMutuallyExclusive("years", "to")
+	return cmd
+}
+
+func runGenerate(ctx context.Context, cmd *cobra.Command, opts *generateOptions) error {
+	years, err := parseYears(opts)
+	if err != nil {
+		return err
+	}
+	site, err := loadSite(opts.contentDir, opts.siteURL)
+	if err != nil {
+		return err
+	}
+	bar := newProgress(cmd.ErrOrStderr(), "generate")
+	sum, err := generator.Generate(ctx, generator.Options{
+		Site: site, Out: opts.out, Years: years, Workers: opts.workers, OnProgress: bar.Func(),
+	})
+	bar.Done()
+	if err != nil {
+		var ioErr *generator.IOError
+		switch {
+		case errors.As(err, &ioErr):
+			return withCode(exitIO, fmt.Errorf("generate: %w", err))
+		case errors.Is(err, generator.ErrRange):
+			return withCode(exitUsage, err)
+		}
+		return fmt.Errorf("generate: %w", err)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "generated %s files, %s in %.1fs → %s\n",
+		groupDigits(int64(sum.Files)), humanBytes(sum.Bytes), sum.Duration.Seconds(), opts.out)
+	return nil
+}
+
+// parseYears turns --from/--to or --years into the list of years.
+func parseYears(opts *generateOptions) ([]int, error) {
+	if opts.years == "" {
+		years, err := generator.YearRange(opts.from, opts.to)
+		if err != nil {
+			return nil, usageErrorf("--from/--to: %v", errors.Unwrap(err))
+		}
+		return years, nil
+	}
+	seen := map[int]bool{}
+	for _, part := range strings.Split(opts.years, ",") {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
+		from, err1 := strconv.Atoi(lo)
+		to, err2 := from, error(nil)
+		if isRange {
+			to, err2 = strconv.Atoi(hi)
+		}
+		if err1 != nil || err2 != nil {
+			return nil, usageErrorf("--years: %q is not a year or a range of years", part)
+		}
+		r, err := generator.YearRange(from, to)
+		if err != nil {
+			return nil, usageErrorf("--years: %v", errors.Unwrap(err))
+		}
+		for _, y := range r {
+			seen[y] = true
+		}
+	}
+	var years []int
+	for y := rules.FirstYear; y <= rules.LastYear; y++ {
+		if seen[y] {
+			years = append(years, y)
+		}
+	}
+	return years, nil
+}
+
+// loadSite loads the content (built in, or from dir) and applies the site URL override.
+func loadSite(dir, siteURL string) (*generator.Site, error) {
+	var fsys fs.FS = content.Embedded()
+	label := "content"
+	if dir != "" {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return nil, usageErrorf("--content: %s is not a directory", dir)
+		}
+		fsys, label = os.DirFS(dir), dir
+	}
+	c, err := content.Load(fsys, label)
+	if err != nil {
+		return nil, withCode(exitContent, err)
+	}
+	site, err := generator.NewSite(c, siteURL)
+	if err != nil {
+		return nil, usageErrorf("--site-url: %v", errors.Unwrap(err))
+	}
+	return site, nil
+}
+
+// groupDigits writes n with thin separators: 73440 → 73,440.
+func groupDigits(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// humanBytes writes a size in B, KB, MB or GB (powers of 1000).
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.2f GB", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.1f KB", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%d B", n)
+}

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The generator is pure: it never imports net/http or the Cloudflare client (STYLE.md).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bad=$(go list -deps ./generator/... ./content/... | grep -E '^(net/http|github\.com/cloudflare/)' || true)
+if [ -n "$bad" ]; then
+	echo "generator/ or content/ imports what it must not: $bad" >&2
+	exit 1
+fi

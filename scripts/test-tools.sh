@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the tools the tests drive, on a fresh machine: Chromium and ChromeDriver (Debian
+# packages) for the browser test, and the worker's npm packages (wrangler, Node 22) from the
+# committed package-lock.json. Anything that cannot be installed is a hard failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
+if [ ${#need_apt[@]} -gt 0 ]; then
+	sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo="sudo"
+	echo "test-tools: installing ${need_apt[*]} (Debian packages)"
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+if [ -f edge/package-lock.json ]; then
+	if [ ! -d edge/node_modules ] || [ edge/package-lock.json -nt edge/node_modules/.package-lock.json ]; then
+		echo "test-tools: npm ci in edge/"
+		npm ci --prefix edge --no-audit --no-fund --loglevel=error
+	fi
+fi
