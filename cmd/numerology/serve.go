@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/opennumerology/numerology/edge"
+	"github.com/opennumerology/numerology/generator/manifest"
+)
+
+// Server timeouts against slow clients; every answer is small and precomputed.
+const (
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 10 * time.Second
+	writeTimeout      = 30 * time.Second // downloads may be tens of MB on a slow link
+	idleTimeout       = 120 * time.Second
+	maxHeaderBytes    = 16 << 10
+	shutdownTimeout   = 10 * time.Second
+)
+
+type serveOptions struct {
+	dir         string
+	addr        string
+	trustHeader string
+	rateLimit   int
+	rateWindow  time.Duration
+	rateClients int
+	accessLog   bool
+}
+
+func newServeCmd() *cobra.Command {
+	opts := &serveOptions{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve a generated tree locally with the full API semantics",
+		Long: `serve answers the API of a generated out/ tree over HTTP exactly as the Cloudflare Worker
+does: routing on the raw path, the manifest's headers and error bodies, ETag and
+If-None-Match, CORS preflight, and the per-client rate limit of the matrix route. Other
+paths serve the tree's human pages and downloads.
+
+The client of the rate limit is the connection's peer address (IPv6 grouped by /64). Behind
+a reverse proxy, --trust-header names the header the proxy sets (the last address of a
+list is used); never set it when clients connect directly, or they choose their own key.
+The limit and window default to the manifest's (60 per 60s); --rate-limit 0 turns it off.
+
+SIGINT or SIGTERM stops accepting connections and lets requests in flight finish.`,
+		Example: `  numerology serve
+  numerology serve --dir /srv/api --addr :8080 --access-log
+  numerology serve --trust-header CF-Connecting-IP
+  numerology serve --rate-limit 0                      # benchmarks`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runServe(cmd.Context(), cmd, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.dir, "dir", "d", "out", "the generated tree to serve")
+	f.StringVar(&opts.addr, "addr", "127.0.0.1:8080", "the address to listen on")
+	f.StringVar(&opts.trustHeader, "trust-header", "", "a request header holding the client address, set by a trusted proxy (e.g. CF-Connecting-IP)")
+	f.IntVar(&opts.rateLimit, "rate-limit", 60, "matrix requests per client per window (default: the manifest's); 0 turns the limit off")
+	f.DurationVar(&opts.rateWindow, "rate-window", time.Minute, "the rate limit's sliding window (default: the manifest's)")
+	f.IntVar(&opts.rateClients, "rate-clients", edge.DefaultRateClients, "most clients the rate limiter tracks at once (bounds its memory)")
+	f.BoolVar(&opts.accessLog, "access-log", false, "log every request to stderr")
+	return cmd
+}
+
+func runServe(ctx context.Context, cmd *cobra.Command, opts *serveOptions) error {
+	if opts.rateLimit < 0 {
+		return usageErrorf("--rate-limit %d: must be 0 (off) or more", opts.rateLimit)
+	}
+	if opts.rateWindow <= 0 {
+		return usageErrorf("--rate-window %v: must be positive", opts.rateWindow)
+	}
+	if opts.rateClients <= 0 {
+		return usageErrorf("--rate-clients %d: must be positive", opts.rateClients)
+	}
+	m, err := manifest.Load(opts.dir)
+	if err != nil {
+		if errors.Is(err, manifest.ErrNoManifest) {
+			return withCode(exitIO, err)
+		}
+		return withCode(exitVerify, fmt.Errorf("serve %s: %w", opts.dir, err))
+	}
+	if err := edge.CheckTree(opts.dir, m); err != nil {
+		if errors.Is(err, edge.ErrMismatch) {
+			return withCode(exitVerify, fmt.Errorf("serve %s: %w", opts.dir, err))
+		}
+		return withCode(exitIO, fmt.Errorf("serve %s: %w", opts.dir, err))
+	}
+	fl := cmd.Flags()
+	if !fl.Changed("rate-limit") && m.Edge.RateLimit.Requests > 0 {
+		opts.rateLimit = m.Edge.RateLimit.Requests
+	}
+	if !fl.Changed("rate-window") && m.Edge.RateLimit.WindowSeconds > 0 {
+		opts.rateWindow = time.Duration(m.Edge.RateLimit.WindowSeconds) * time.Second
+	}
+	logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
+	h, err := edge.New(edge.Options{
+		Dir: opts.dir, Manifest: m,
+		RateLimit: opts.rateLimit, RateWindow: opts.rateWindow, RateClients: opts.rateClients,
+		TrustHeader: opts.trustHeader, Logger: logger, AccessLog: opts.accessLog,
+	})
+	if err != nil {
+		return withCode(exitVerify, fmt.Errorf("serve %s: %w", opts.dir, err))
+	}
+	files, years := len(m.Files), len(m.Years)
+	m = nil // the handler keeps what it needs; let the file list go
+
+	ln, err := net.Listen("tcp", opts.addr)
+	if err != nil {
+		return withCode(exitIO, fmt.Errorf("listen %s: %w", opts.addr, err))
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	limit := "off"
+	if opts.rateLimit > 0 {
+		limit = fmt.Sprintf("%d per %v per client", opts.rateLimit, opts.rateWindow)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "serving %s (%s files, %d years) on http://%s/api/public — rate limit %s; Ctrl-C stops\n",
+		opts.dir, groupDigits(int64(files)), years, ln.Addr(), limit)
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return withCode(exitIO, fmt.Errorf("serve: %w", err))
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	fmt.Fprintln(cmd.OutOrStdout(), "stopped")
+	return nil
+}
