@@ -1,0 +1,274 @@
+package workertest
+
+import (
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/opennumerology/numerology/generator/manifest"
+)
+
+// treeYears are the years of the test tree: a few, plus the edges of the range.
+var treeYears = []int{1900, 2000, 2001, 2100}
+
+// missingDate is a valid date whose file is deleted from the test tree: the worker must
+// answer 500 for it, and only for it.
+var missingDate = [3]int{15, 6, 2000}
+
+// plantedFiles are files put into the test tree at the paths invalid dates would map to if
+// the worker passed them on to the assets; it must answer 400 without looking.
+var plantedFiles = []string{
+	"api/public/matrix/30/2/2000.json",
+	"api/public/matrix/0/1/2000.json",
+	"api/public/matrix/1/13/2000.json",
+}
+
+// TestWorker runs the worker in wrangler dev against a small tree and checks it.
+func TestWorker(t *testing.T) {
+	tree := generateTree(t, treeYears)
+	missing := manifest.MatrixFile(missingDate[0], missingDate[1], missingDate[2])
+	if err := os.Remove(filepath.Join(tree, filepath.FromSlash(missing))); err != nil {
+		t.Fatalf("delete %s: %v", missing, err)
+	}
+	for _, p := range plantedFiles {
+		full := filepath.Join(tree, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(`{"planted":true}`+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := manifest.Load(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := startWrangler(t, tree)
+
+	t.Run("never-reaches-assets", func(t *testing.T) { testNeverReachesAssets(t, w, m) })
+	t.Run("missing-asset", func(t *testing.T) { testMissingAsset(t, w, m) })
+	t.Run("asset-headers-replaced", func(t *testing.T) { testHeadersReplaced(t, w, m) })
+	t.Run("rate-limit", func(t *testing.T) { testRateLimit(t, w, m) })
+}
+
+// testNeverReachesAssets checks that paths the router rejects are answered from the
+// prebuilt bodies even where the assets hold a file at the same place.
+func testNeverReachesAssets(t *testing.T, w *wrangler, m *manifest.Manifest) {
+	e := m.Edge.Errors
+	tests := []struct {
+		name string
+		path string
+		want manifest.ErrorResponse
+	}{
+		{"30 February", "/api/public/matrix/30/2/2000", e[manifest.ErrInvalidDate]},
+		{"day 0", "/api/public/matrix/0/1/2000", e[manifest.ErrInvalidDate]},
+		{"month 13", "/api/public/matrix/1/13/2000", e[manifest.ErrInvalidDate]},
+		{"asset path of a valid date", "/api/public/matrix/1/1/2000.json", e[manifest.ErrInvalidDate]},
+		{"edge config", "/" + manifest.EdgeFile, e[manifest.ErrNotFound]},
+		{"prebuilt error file", "/" + e[manifest.ErrInvalidDate].File, e[manifest.ErrNotFound]},
+		{"life path asset path", "/" + manifest.LifePathFile(1), e[manifest.ErrNumberNotFound]},
+		{"list asset path", "/" + manifest.ListFile, e[manifest.ErrNotFound]},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := get(t, w.BaseURL+tt.path, "192.0.2.1")
+			if resp.StatusCode != tt.want.Status || string(body) != tt.want.Body {
+				t.Errorf("GET %s = %d %q, want %d %q", tt.path, resp.StatusCode, body, tt.want.Status, tt.want.Body)
+			}
+		})
+	}
+}
+
+// testMissingAsset checks the 500 of a valid route whose file is not in the assets, and
+// that its neighbours still answer.
+func testMissingAsset(t *testing.T, w *wrangler, m *manifest.Manifest) {
+	want := m.Edge.Errors[manifest.ErrInternal]
+	tests := []struct {
+		name   string
+		path   string
+		status int
+	}{
+		{"deleted file", "/api/public/matrix/15/6/2000", 500},
+		{"deleted file, leading zeros", "/api/public/matrix/015/06/2000/", 500},
+		{"year not generated", "/api/public/matrix/1/1/1999", 500},
+		{"neighbour", "/api/public/matrix/14/6/2000", 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := get(t, w.BaseURL+tt.path, "192.0.2.2")
+			if resp.StatusCode != tt.status {
+				t.Fatalf("GET %s = %d %q, want %d", tt.path, resp.StatusCode, body, tt.status)
+			}
+			if tt.status != 500 {
+				return
+			}
+			if string(body) != want.Body {
+				t.Errorf("body = %q, want %q", body, want.Body)
+			}
+			checkHeaders(t, resp, m, 500)
+		})
+	}
+}
+
+// testHeadersReplaced checks that the answers carry exactly the header set of §4 and none
+// of the static asset server's own (its ETag, Cache-Control and others).
+func testHeadersReplaced(t *testing.T, w *wrangler, m *manifest.Manifest) {
+	idx := m.Index()
+	tests := []struct {
+		name   string
+		path   string
+		status int
+		file   string
+	}{
+		{"matrix", "/api/public/matrix/1/1/1900", 200, manifest.MatrixFile(1, 1, 1900)},
+		{"life path", "/api/public/life-path/33", 200, manifest.LifePathFile(33)},
+		{"list", "/api/public/life-path/", 200, manifest.ListFile},
+		{"index", "/api/public", 200, manifest.IndexFile},
+		{"invalid date", "/api/public/matrix/31/12/2101", 400, ""},
+		{"not found", "/api/public/nope", 404, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := get(t, w.BaseURL+tt.path, "192.0.2.3")
+			if resp.StatusCode != tt.status {
+				t.Fatalf("GET %s = %d %q, want %d", tt.path, resp.StatusCode, body, tt.status)
+			}
+			checkHeaders(t, resp, m, tt.status)
+			if tt.file == "" {
+				return
+			}
+			f := idx[tt.file]
+			if f == nil {
+				t.Fatalf("%s not in the manifest", tt.file)
+			}
+			if got := resp.Header.Get("ETag"); got != f.ETag() {
+				t.Errorf("ETag = %s, want the manifest's %s", got, f.ETag())
+			}
+			if int64(len(body)) != f.Size {
+				t.Errorf("body is %d bytes, the manifest says %d", len(body), f.Size)
+			}
+		})
+	}
+}
+
+// checkHeaders checks that resp carries the header set of its status and nothing else
+// but what HTTP itself needs.
+func checkHeaders(t *testing.T, resp *http.Response, m *manifest.Manifest, status int) {
+	t.Helper()
+	want := map[string]string{}
+	for k, v := range m.Edge.Headers.Common {
+		want[http.CanonicalHeaderKey(k)] = v
+	}
+	for k, v := range m.Edge.Headers.ByStatus[strconv.Itoa(status)] {
+		want[http.CanonicalHeaderKey(k)] = v
+	}
+	for k, v := range want {
+		if got := resp.Header.Get(k); got != v {
+			t.Errorf("%s: %s = %q, want %q", resp.Request.URL.Path, k, got, v)
+		}
+	}
+	allowed := []string{"Content-Length", "Date", "Etag", "Retry-After"}
+	for k := range resp.Header {
+		if _, ok := want[k]; !ok && !slices.Contains(allowed, k) {
+			t.Errorf("%s: unexpected header %s: %q", resp.Request.URL.Path, k, resp.Header.Get(k))
+		}
+	}
+}
+
+// testRateLimit checks the limit of the matrix route through the Rate Limiting binding.
+func testRateLimit(t *testing.T, w *wrangler, m *manifest.Manifest) {
+	limit := m.Edge.RateLimit.Requests
+	window := strconv.Itoa(m.Edge.RateLimit.WindowSeconds)
+	tooMany := m.Edge.Errors[manifest.ErrTooManyRequests]
+
+	t.Run("61st request", func(t *testing.T) {
+		client := exhaust(t, w, limit, "198.51.100.")
+		resp, body := get(t, w.BaseURL+"/api/public/matrix/1/1/2000", client)
+		if resp.StatusCode != 429 || string(body) != tooMany.Body {
+			t.Fatalf("request %d = %d %q, want 429 %q", limit+2, resp.StatusCode, body, tooMany.Body)
+		}
+		if got := resp.Header.Get("Retry-After"); got != window {
+			t.Errorf("Retry-After = %q, want %s (the binding's period: an upper bound of the wait)", got, window)
+		}
+		checkHeaders(t, resp, m, 429)
+		// Other routes and other clients are not limited.
+		if resp, _ := get(t, w.BaseURL+"/api/public/life-path/1", client); resp.StatusCode != 200 {
+			t.Errorf("life path of a limited client = %d, want 200", resp.StatusCode)
+		}
+		if resp, _ := get(t, w.BaseURL+"/api/public/matrix/1/1/2000", "203.0.113.77"); resp.StatusCode != 200 {
+			t.Errorf("matrix of another client = %d, want 200", resp.StatusCode)
+		}
+	})
+	t.Run("IPv6 by /64", func(t *testing.T) {
+		client := exhaust(t, w, limit, "2001:db8:77:")
+		// client is 2001:db8:77:N::1; the same /64 written otherwise is limited too.
+		prefix := strings.TrimSuffix(client, "::1")
+		same := prefix + ":ffff:ffff:ffff:fffe"
+		if resp, _ := get(t, w.BaseURL+"/api/public/matrix/2/1/2000", same); resp.StatusCode != 429 {
+			t.Errorf("GET from %s (same /64 as %s) = %d, want 429", same, client, resp.StatusCode)
+		}
+		other := prefix + "1::1" // another /64
+		if resp, _ := get(t, w.BaseURL+"/api/public/matrix/2/1/2000", other); resp.StatusCode != 200 {
+			t.Errorf("GET from %s (another /64) = %d, want 200", other, resp.StatusCode)
+		}
+	})
+}
+
+// exhaust sends limit+1 matrix requests (invalid dates too count: the limit comes before
+// validation) from one client and checks that the last is refused. The local binding
+// counts in windows aligned to the wall clock's minutes, so a run that straddles a minute
+// is repeated once with a fresh client. It returns the exhausted client's address.
+func exhaust(t *testing.T, w *wrangler, limit int, prefix string) string {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		client := prefix + strconv.Itoa(attempt)
+		if strings.Contains(prefix, ":") {
+			client += "::1"
+		}
+		start := time.Now().Unix() / 60
+		last := 0
+		for i := 0; i <= limit; i++ {
+			path := "/api/public/matrix/1/1/2000"
+			if i%2 == 1 {
+				path = "/api/public/matrix/31/2/2000" // invalid: counted all the same
+			}
+			resp, _ := get(t, w.BaseURL+path, client)
+			last = resp.StatusCode
+			if i < limit && last == 429 {
+				t.Fatalf("request %d of %s refused, the limit is %d", i+1, client, limit)
+			}
+		}
+		if last == 429 {
+			return client
+		}
+		if time.Now().Unix()/60 == start || attempt == 2 {
+			t.Fatalf("request %d of %s = %d, want 429", limit+1, client, last)
+		}
+	}
+}
+
+// get sends a GET as client (the CF-Connecting-IP header) and reads the whole body.
+func get(t *testing.T, url, client string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("CF-Connecting-IP", client)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("GET %s: read body: %v", url, err)
+	}
+	return resp, body
+}

@@ -1,0 +1,161 @@
+package workertest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/opennumerology/numerology/content"
+	"github.com/opennumerology/numerology/generator"
+)
+
+// startTimeout bounds wrangler dev's start, asset upload included.
+const startTimeout = 90 * time.Second
+
+// edgeDir is the worker's directory (package.json, wrangler.json, src/), relative to this
+// package's directory, where go test runs.
+const edgeDir = ".."
+
+// generateTree writes a tree holding the given years into a temporary directory.
+func generateTree(t *testing.T, years []int) string {
+	t.Helper()
+	c, err := content.Load(content.Embedded(), "content")
+	if err != nil {
+		t.Fatalf("load content: %v", err)
+	}
+	site, err := generator.NewSite(c, "")
+	if err != nil {
+		t.Fatalf("site: %v", err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if _, err := generator.Generate(context.Background(), generator.Options{Site: site, Out: out, Years: years}); err != nil {
+		t.Fatalf("generate: %v", err)
+	}
+	return out
+}
+
+// wrangler is a running `wrangler dev`.
+type wrangler struct {
+	BaseURL string
+	cmd     *exec.Cmd
+	log     *syncBuffer
+	done    chan struct{}
+	waitErr error
+}
+
+// requireTools fails the test when Node's npm or the worker's npm packages are missing:
+// the worker tests never skip.
+func requireTools(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Fatal("npm not found on PATH: the worker tests need Node.js and npm (install Node, then run make test-tools)")
+	}
+	for _, bin := range []string{"wrangler", "node"} {
+		if _, err := os.Stat(filepath.Join(edgeDir, "node_modules", ".bin", bin)); err != nil {
+			t.Fatalf("edge/node_modules/.bin/%s missing: run make test-tools (npm ci in edge/)", bin)
+		}
+	}
+}
+
+// startWrangler starts `npm run dev` in edge/ serving tree on a free loopback port and
+// waits until it answers. The whole process group is killed when the test ends.
+func startWrangler(t *testing.T, tree string) *wrangler {
+	t.Helper()
+	requireTools(t)
+	port, inspector := freePort(t), freePort(t)
+	args := []string{"run", "--silent", "dev", "--",
+		"--ip", "127.0.0.1", "--port", strconv.Itoa(port), "--inspector-port", strconv.Itoa(inspector),
+		"--assets", tree, "--persist-to", filepath.Join(t.TempDir(), "state"),
+		"--show-interactive-dev-session=false", "--log-level", "warn",
+	}
+	cmd := exec.Command("npm", args...)
+	cmd.Dir = edgeDir
+	// No telemetry, no fetch of the request.cf object from the network.
+	cmd.Env = append(os.Environ(), "WRANGLER_SEND_METRICS=false", "CLOUDFLARE_CF_FETCH_ENABLED=false", "NO_COLOR=1", "CI=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	w := &wrangler{BaseURL: "http://127.0.0.1:" + strconv.Itoa(port), cmd: cmd, log: &syncBuffer{}, done: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = w.log, w.log
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start wrangler dev (npm run dev in edge/): %v", err)
+	}
+	go func() { w.waitErr = cmd.Wait(); close(w.done) }()
+	t.Cleanup(w.stop)
+	if err := w.waitReady(); err != nil {
+		t.Fatalf("wrangler dev did not start: %v\n--- wrangler output ---\n%s", err, w.log.String())
+	}
+	return w
+}
+
+// waitReady polls the worker until it answers an API route.
+func (w *wrangler) waitReady() error {
+	deadline := time.Now().Add(startTimeout)
+	client := &http.Client{Timeout: 2 * time.Second}
+	for time.Now().Before(deadline) {
+		select {
+		case <-w.done:
+			return fmt.Errorf("exited: %v", w.waitErr)
+		default:
+		}
+		resp, err := client.Get(w.BaseURL + "/api/public/life-path")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return fmt.Errorf("no answer on %s within %v", w.BaseURL, startTimeout)
+}
+
+// stop ends wrangler, workerd and npm: the whole process group.
+func (w *wrangler) stop() {
+	pgid := w.cmd.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-w.done:
+	case <-time.After(5 * time.Second):
+	}
+	// workerd may outlive its parent: make sure nothing of the group is left.
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	<-w.done
+}
+
+// freePort returns a loopback TCP port that was free a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("free port: %v", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// syncBuffer collects a process's output from several goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
