@@ -1,6 +1,8 @@
 package generator
 
 import (
+	"fmt"
+
 	"github.com/opennumerology/numerology/generator/manifest"
 )
 
@@ -11,8 +13,11 @@ type APIIndex struct {
 	APIVersion  string       `json:"api_version"`
 	SiteURL     string       `json:"site_url"`
 	OpenAPI     string       `json:"openapi"`
+	Docs        string       `json:"docs"`     // the human home page
+	LLMsTxt     string       `json:"llms_txt"` // llms.txt at the site root
 	Routes      []IndexRoute `json:"routes"`
 	RateLimit   string       `json:"rate_limit"`
+	Dataset     []IndexFile  `json:"dataset"` // the whole API as downloadable archives
 	License     string       `json:"license"`
 	LicenseURL  string       `json:"license_url"`
 	Attribution string       `json:"attribution"`
@@ -25,20 +30,55 @@ type IndexRoute struct {
 	Example     string `json:"example"`
 }
 
+// IndexFile is one downloadable file in the discovery document.
+type IndexFile struct {
+	Format string `json:"format"`
+	URL    string `json:"url"`
+}
+
+// Download is one archive of the dataset, as `numerology pack` writes it into the tree.
+type Download struct {
+	Path    string // URL path from the site root: /downloads/…
+	Name    string // file name
+	Format  string // "tar.gz", "zip"
+	Note    string // Russian, for the home page
+	English string // for llms.txt
+}
+
+// DatasetBaseName is the archives' name without extension.
+const DatasetBaseName = "numerology-dataset-" + manifest.APIVersion
+
+// Downloads lists the dataset archives. They are linked even from a tree generated without
+// them: `numerology pack` adds them to its downloads/ directory.
+func Downloads() []Download {
+	dir := "/" + manifest.DownloadsDir + "/"
+	return []Download{
+		{dir + DatasetBaseName + ".tar.gz", DatasetBaseName + ".tar.gz", "tar.gz", "для Linux и macOS", "the whole API as a tar.gz archive"},
+		{dir + DatasetBaseName + ".zip", DatasetBaseName + ".zip", "zip", "для Windows", "the same as a zip archive"},
+	}
+}
+
 // APIIndex builds the discovery document.
 func (s *Site) APIIndex() APIIndex {
+	var dataset []IndexFile
+	for _, d := range Downloads() {
+		dataset = append(dataset, IndexFile{d.Format, s.SiteURL + d.Path})
+	}
 	return APIIndex{
 		Name:        s.Content.Site.Title,
 		Description: "Открытый API нумерологии: 12 чисел жизненного пути и матрица судьбы для каждой даты рождения с 01.01.1900 по 31.12.2100.",
 		APIVersion:  manifest.APIVersion,
 		SiteURL:     s.SiteURL,
 		OpenAPI:     s.APIBase + "/openapi.json",
+		Docs:        s.SiteURL + "/",
+		LLMsTxt:     s.SiteURL + "/" + LLMsFile,
 		Routes: []IndexRoute{
 			{"/life-path", "Все 12 чисел жизненного пути, кратко", s.APIBase + "/life-path"},
 			{"/life-path/{number}", "Одно число жизненного пути: 1–9, 11, 22, 33", s.APIBase + "/life-path/7"},
 			{"/matrix/{day}/{month}/{year}", "Матрица судьбы для даты рождения", s.APIBase + "/matrix/15/5/1990"},
 		},
-		RateLimit:   "60 запросов к /matrix в минуту с одного адреса",
+		RateLimit:   fmt.Sprintf("%d запросов к /matrix за %d секунд с одного адреса", RateLimitRequests, RateLimitWindowSeconds),
+		Dataset:     dataset,
 		License:     License,
 		LicenseURL:  LicenseURL,
 		Attribution: s.Attribution,

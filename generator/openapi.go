@@ -1,0 +1,422 @@
+package generator
+
+import (
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/generator/rules"
+)
+
+// OpenAPIVersion is the version of the OpenAPI Specification the document follows.
+const OpenAPIVersion = "3.1.0"
+
+// obj is a JSON object of the OpenAPI document; Encode writes its keys sorted, so the
+// document is byte-identical across runs.
+type obj = map[string]any
+
+// OpenAPI builds the OpenAPI 3.1 document of the API (/api/public/openapi.json). Schemas are
+// derived from the Go types of the bodies, headers from the header sets of EdgeConfig and
+// examples from real records and error bodies, so the document cannot drift from the tree.
+// The server is the site URL and the paths carry the /api/public prefix, because the index
+// route is the prefix itself.
+func (s *Site) OpenAPI() (obj, error) {
+	cfg, err := s.EdgeConfig()
+	if err != nil {
+		return nil, err
+	}
+	b := &openAPIBuilder{site: s, cfg: cfg, schemas: obj{}, headers: obj{}}
+	if err := b.buildSchemas(); err != nil {
+		return nil, err
+	}
+	b.buildHeaders()
+	responses, err := b.buildResponses()
+	if err != nil {
+		return nil, err
+	}
+	p := manifest.APIPrefix
+	doc := obj{
+		"openapi": OpenAPIVersion,
+		"info": obj{
+			"title":   s.Content.Site.Title + " API",
+			"summary": "Открытый API нумерологии: числа жизненного пути и матрица судьбы.",
+			"description": "Публичный API только для чтения. Все ответы — заранее рассчитанный JSON в UTF-8 " +
+				"(кириллица без экранирования), неизменный и помеченный сильным ETag. Тексты на русском языке.\n\n" +
+				"* Методы: GET и HEAD (те же заголовки, без тела), OPTIONS — CORS preflight; на любой другой метод " +
+				"любой маршрут отвечает 405 (components/responses/MethodNotAllowed).\n" +
+				"* Любой другой адрес под " + p + " отвечает 404 Not found (components/responses/NotFound); " +
+				"адрес " + p + "/matrix без трёх числовых сегментов — 400 Invalid date.\n" +
+				"* Один завершающий слеш допускается на всех маршрутах. Числовой сегмент — от 1 до 9 цифр, ведущие нули допустимы.\n" +
+				fmt.Sprintf("* Маршрут матрицы ограничен: %d запросов за %d секунд с одного IP (IPv6 — по сети /%d), "+
+					"считаются все методы, кроме OPTIONS; сверх лимита — 429 с Retry-After.\n",
+					b.cfg.RateLimit.Requests, b.cfg.RateLimit.WindowSeconds, b.cfg.RateLimit.IPv6Prefix) +
+				"* Данные — CC BY 4.0: указывайте источник (поля attribution, attribution_html, suggested_citation).",
+			"version": manifest.APIVersion,
+			"contact": obj{"name": s.Content.Site.Publisher, "url": s.SiteURL + "/", "email": s.Content.Site.SupportEmail},
+			"license": obj{"name": "CC BY 4.0", "identifier": LicenseHeader},
+		},
+		"externalDocs": obj{"description": "Документация и примеры", "url": s.SiteURL + "/"},
+		"servers":      []obj{{"url": s.SiteURL}},
+		"paths": obj{
+			p:                   b.pathItem("index", "Оглавление API", nil, "APIIndex", nil),
+			p + "/openapi.json": b.pathItem("openapi", "Этот документ OpenAPI 3.1", nil, "OpenAPIDocument", nil),
+			p + "/life-path":    b.pathItem("lifePathList", "Все 12 чисел жизненного пути, кратко", nil, "LifePathList", nil),
+			p + "/life-path/{number}": b.pathItem("lifePath", "Одно число жизненного пути целиком",
+				[]string{"Number"}, "LifePathRecord", obj{"404": ref("responses", "NumberNotFound")}),
+			p + "/matrix/{day}/{month}/{year}": b.pathItem("matrix", "Матрица судьбы для даты рождения",
+				[]string{"Day", "Month", "Year"}, "MatrixRecord", obj{
+					"400": ref("responses", "InvalidDate"),
+					"429": ref("responses", "TooManyRequests"),
+				}),
+		},
+		"components": obj{
+			"schemas":    b.schemas,
+			"headers":    b.headers,
+			"responses":  responses,
+			"parameters": b.parameters(),
+		},
+	}
+	return doc, nil
+}
+
+type openAPIBuilder struct {
+	site    *Site
+	cfg     manifest.EdgeConfig
+	schemas obj
+	headers obj
+}
+
+func ref(kind, name string) obj { return obj{"$ref": "#/components/" + kind + "/" + name} }
+
+// fieldExtras adds constraints and descriptions to the schemas derived from Go types, by
+// "Type.json_name"; "*.json_name" applies to every type.
+func (b *openAPIBuilder) fieldExtras() map[string]obj {
+	uri := obj{"format": "uri"}
+	return map[string]obj{
+		"*.license":                    {"const": License},
+		"*.license_url":                {"const": LicenseURL},
+		"*.api_version":                {"const": manifest.APIVersion},
+		"*.attribution":                {"description": "Готовая подпись об источнике, текстом"},
+		"*.attribution_html":           {"description": "Та же подпись ссылкой, HTML (содержимое экранировано)"},
+		"*.suggested_citation":         {"description": "Как сослаться на запись"},
+		"*.source_url":                 obj{"format": "uri", "description": "Страница сайта с этими данными"},
+		"LifePathRecord.number":        {"enum": rules.LifePathNumbers},
+		"LifePathItem.number":          {"enum": rules.LifePathNumbers},
+		"LifePathItem.url":             obj{"format": "uri", "description": "Адрес полной записи в API"},
+		"MatrixRecord.details_url":     obj{"format": "uri", "description": "Страница с расшифровкой этой даты"},
+		"MatrixInput.day":              {"minimum": 1, "maximum": 31},
+		"MatrixInput.month":            {"minimum": 1, "maximum": 12},
+		"MatrixInput.year":             {"minimum": rules.FirstYear, "maximum": rules.LastYear},
+		"MatrixCell.arcana":            {"minimum": 1, "maximum": 22, "description": "Номер старшего аркана"},
+		"MatrixCell.emoji":             {"minLength": 1},
+		"ErrorBody.error":              {"enum": b.errorTexts()},
+		"ErrorBody.status":             {"enum": []int{400, 404, 405, 429, 500}},
+		"ErrorBody.message":            {"description": "Объяснение по-русски"},
+		"ErrorBody.valid_numbers":      {"description": "Только у 404 Number not found: допустимые числа"},
+		"APIIndex.site_url":            uri,
+		"APIIndex.openapi":             uri,
+		"APIIndex.docs":                uri,
+		"APIIndex.llms_txt":            uri,
+		"APIIndex.license_url":         {"const": LicenseURL},
+		"IndexRoute.example":           uri,
+		"IndexFile.url":                uri,
+		"LifePathRecord.famous_people": {"minItems": 1},
+	}
+}
+
+func (b *openAPIBuilder) errorTexts() []string {
+	var out []string
+	for _, e := range b.site.errorSpecs() {
+		out = append(out, e.body.Error)
+	}
+	return out
+}
+
+func (b *openAPIBuilder) buildSchemas() error {
+	extras := b.fieldExtras()
+	for _, v := range []any{LifePathRecord{}, LifePathItem{}, MatrixRecord{}, APIIndex{}, ErrorBody{}} {
+		schemaOf(reflect.TypeOf(v), b.schemas, extras)
+	}
+	// The error schema's name in the document is Error.
+	b.schemas["Error"] = b.schemas["ErrorBody"]
+	delete(b.schemas, "ErrorBody")
+	n := len(b.site.Content.LifePaths)
+	b.schemas["LifePathList"] = obj{
+		"type": "array", "items": ref("schemas", "LifePathItem"), "minItems": n, "maxItems": n,
+		"description": "12 чисел в порядке 1…9, 11, 22, 33",
+	}
+	b.schemas["NumberNotFoundError"] = obj{
+		"allOf":    []any{ref("schemas", "Error")},
+		"required": []string{"valid_numbers"},
+		"properties": obj{
+			"error":         obj{"const": "Number not found"},
+			"status":        obj{"const": 404},
+			"valid_numbers": obj{"const": rules.LifePathNumbers},
+		},
+	}
+	b.schemas["OpenAPIDocument"] = obj{
+		"type": "object", "required": []string{"openapi", "info", "paths"},
+		"properties":  obj{"openapi": obj{"const": OpenAPIVersion}},
+		"description": "Этот документ",
+	}
+	// Examples: real bodies, decoded from their exact bytes.
+	examples := map[string]any{
+		"LifePathRecord": b.site.LifePathRecord(&b.site.Content.LifePaths[6]),
+		"MatrixRecord":   b.site.MatrixRecord(15, 5, 1990),
+		"APIIndex":       b.site.APIIndex(),
+	}
+	for name, v := range examples {
+		ex, err := roundTrip(v)
+		if err != nil {
+			return fmt.Errorf("openapi example %s: %w", name, err)
+		}
+		b.schemas[name].(obj)["examples"] = []any{ex}
+	}
+	return nil
+}
+
+// roundTrip turns a body into the generic JSON value it encodes to.
+func roundTrip(v any) (any, error) {
+	bs, err := Encode(v)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	return out, json.Unmarshal(bs, &out)
+}
+
+// schemaOf returns the JSON Schema of t: named struct types become components (a $ref),
+// fields come from json tags, embedded structs are flattened, a field is required unless
+// it is omitempty, and objects admit no other properties.
+func schemaOf(t reflect.Type, comps obj, extras map[string]obj) obj {
+	switch t.Kind() {
+	case reflect.String:
+		return obj{"type": "string"}
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return obj{"type": "integer"}
+	case reflect.Bool:
+		return obj{"type": "boolean"}
+	case reflect.Slice, reflect.Array:
+		return obj{"type": "array", "items": schemaOf(t.Elem(), comps, extras)}
+	case reflect.Struct:
+		name := t.Name()
+		if _, done := comps[name]; !done {
+			comps[name] = obj{} // reserve: breaks cycles
+			props := obj{}
+			var required []string
+			addFields(t, name, props, &required, comps, extras)
+			comps[name] = obj{"type": "object", "properties": props, "required": required, "additionalProperties": false}
+		}
+		return ref("schemas", name)
+	}
+	panic("generator bug: no JSON schema for " + t.String())
+}
+
+func addFields(t reflect.Type, owner string, props obj, required *[]string, comps obj, extras map[string]obj) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if f.Anonymous && tag == "" {
+			addFields(f.Type, owner, props, required, comps, extras)
+			continue
+		}
+		if !f.IsExported() || tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		s := schemaOf(f.Type, comps, extras)
+		for _, key := range []string{"*." + name, owner + "." + name} {
+			if extra, ok := extras[key]; ok {
+				if _, isRef := s["$ref"]; isRef {
+					s = obj{"allOf": []any{s}} // keep the $ref alone; constraints beside it
+				}
+				s = maps.Clone(s)
+				maps.Copy(s, extra)
+			}
+		}
+		props[name] = s
+		if !strings.Contains(opts, "omitempty") {
+			*required = append(*required, name)
+		}
+	}
+}
+
+// headerName returns the component name of a response header with a given value.
+func headerComponent(name, value string) string {
+	if name != "Cache-Control" {
+		return name
+	}
+	switch value {
+	case CacheOK:
+		return "Cache-Control-OK"
+	case CacheError:
+		return "Cache-Control-Error"
+	}
+	return "Cache-Control-No-Store"
+}
+
+func (b *openAPIBuilder) addHeader(name, value, description string) {
+	b.headers[headerComponent(name, value)] = obj{
+		"required": true, "description": description,
+		"schema": obj{"type": "string", "enum": []string{value}},
+	}
+}
+
+func (b *openAPIBuilder) buildHeaders() {
+	h := b.cfg.Headers
+	describe := map[string]string{
+		"Access-Control-Allow-Origin":   "CORS: данные доступны с любого сайта",
+		"Access-Control-Expose-Headers": "CORS: заголовки, которые видит скрипт",
+		"Access-Control-Allow-Methods":  "CORS preflight: разрешённые методы",
+		"Access-Control-Allow-Headers":  "CORS preflight: разрешённые заголовки",
+		"Access-Control-Max-Age":        "CORS preflight: сколько секунд кешировать ответ",
+		"X-API-License":                 "Лицензия данных (SPDX)",
+		"X-Content-Type-Options":        "Запрет угадывания типа содержимого",
+		"Cache-Control":                 "Правила кеширования",
+		"Allow":                         "Поддерживаемые методы",
+	}
+	sets := []map[string]string{h.Common, h.Preflight}
+	for _, st := range slices.Sorted(maps.Keys(h.ByStatus)) {
+		sets = append(sets, h.ByStatus[st])
+	}
+	for _, set := range sets {
+		for name, value := range set {
+			if name == "Content-Type" {
+				continue // described by the response's media type, never as a header (OAS 3.1 §4.8.17.1)
+			}
+			b.addHeader(name, value, describe[name])
+		}
+	}
+	b.headers["ETag"] = obj{
+		"required": true, "description": "Сильный ETag: sha256 тела в шестнадцатеричном виде, в кавычках",
+		"schema": obj{"type": "string", "pattern": `^"[0-9a-f]{64}"$`},
+	}
+	b.headers["Retry-After"] = obj{
+		"required": true, "description": "Через сколько секунд запрос будет принят",
+		"schema": obj{"type": "integer", "minimum": 1},
+	}
+}
+
+// responseHeaders lists the headers of an answer with the given status, as refs.
+func (b *openAPIBuilder) responseHeaders(status string) obj {
+	h := b.cfg.Headers
+	out := obj{}
+	for _, set := range []map[string]string{h.Common, h.ByStatus[status]} {
+		for name, value := range set {
+			if name != "Content-Type" {
+				out[name] = ref("headers", headerComponent(name, value))
+			}
+		}
+	}
+	switch status {
+	case "200", "304":
+		out["ETag"] = ref("headers", "ETag")
+	case "429":
+		out["Retry-After"] = ref("headers", "Retry-After")
+	}
+	return out
+}
+
+func (b *openAPIBuilder) jsonContent(schema obj, example any) obj {
+	mt := obj{"schema": schema}
+	if example != nil {
+		mt["example"] = example
+	}
+	return obj{"application/json": mt}
+}
+
+// buildResponses builds the shared responses: every error (with its exact body as the
+// example), the 304 and the preflight.
+func (b *openAPIBuilder) buildResponses() (obj, error) {
+	out := obj{}
+	errs := []struct{ name, key, description, schema string }{
+		{"InvalidDate", manifest.ErrInvalidDate, "Неверная или несуществующая дата, год вне 1900–2100, неверный формат адреса", "Error"},
+		{"NumberNotFound", manifest.ErrNumberNotFound, "Такого числа жизненного пути нет", "NumberNotFoundError"},
+		{"NotFound", manifest.ErrNotFound, "Такого адреса в API нет", "Error"},
+		{"MethodNotAllowed", manifest.ErrMethodNotAllowed, "Метод, кроме GET, HEAD и OPTIONS", "Error"},
+		{"TooManyRequests", manifest.ErrTooManyRequests, "Превышен лимит запросов к матрице", "Error"},
+		{"InternalError", manifest.ErrInternal, "Файл ответа недоступен", "Error"},
+	}
+	for _, e := range errs {
+		r := b.cfg.Errors[e.key]
+		var example any
+		if err := json.Unmarshal([]byte(r.Body), &example); err != nil {
+			return nil, fmt.Errorf("openapi: error body %s: %w", e.key, err)
+		}
+		status := strconv.Itoa(r.Status)
+		out[e.name] = obj{
+			"description": e.description,
+			"headers":     b.responseHeaders(status),
+			"content":     b.jsonContent(ref("schemas", e.schema), example),
+		}
+	}
+	out["NotModified"] = obj{
+		"description": "Не изменилось: If-None-Match совпал с ETag; тела нет",
+		"headers":     b.responseHeaders("304"),
+	}
+	pre := obj{}
+	for name, value := range b.cfg.Headers.Preflight {
+		pre[name] = ref("headers", headerComponent(name, value))
+	}
+	out["Preflight"] = obj{"description": "CORS preflight: без тела", "headers": pre}
+	return out, nil
+}
+
+func (b *openAPIBuilder) parameters() obj {
+	num := func(name, description string, example int) obj {
+		return obj{
+			"name": name, "in": "path", "required": true, "description": description,
+			"schema":  obj{"type": "string", "pattern": "^[0-9]{1,9}$"},
+			"example": strconv.Itoa(example),
+		}
+	}
+	return obj{
+		"Number": num("number", "Число жизненного пути: 1–9, 11, 22 или 33 (1–9 цифр, ведущие нули допустимы). Другое число — 404 Number not found.", 7),
+		"Day":    num("day", "День месяца, 1–31 (1–9 цифр, ведущие нули допустимы)", 15),
+		"Month":  num("month", "Месяц, 1–12", 5),
+		"Year":   num("year", fmt.Sprintf("Год, %d–%d", rules.FirstYear, rules.LastYear), 1990),
+	}
+}
+
+// pathItem describes one route: GET with the 200 body, HEAD, and the preflight.
+func (b *openAPIBuilder) pathItem(id, summary string, params []string, schema string, extra obj) obj {
+	ok := obj{
+		"description": "Успешный ответ",
+		"headers":     b.responseHeaders("200"),
+		"content":     b.jsonContent(ref("schemas", schema), nil),
+	}
+	get := obj{
+		"200": ok,
+		"304": ref("responses", "NotModified"),
+		"500": ref("responses", "InternalError"),
+	}
+	maps.Copy(get, extra)
+	head := obj{}
+	for status, r := range get {
+		if status == "200" {
+			head[status] = obj{"description": "Те же заголовки, что у GET, без тела", "headers": b.responseHeaders("200")}
+			continue
+		}
+		head[status] = r
+	}
+	var ps []any
+	for _, p := range params {
+		ps = append(ps, ref("parameters", p))
+	}
+	item := obj{
+		"summary": summary,
+		"get":     obj{"operationId": id, "summary": summary, "responses": get},
+		"head":    obj{"operationId": id + "Head", "summary": summary + " (только заголовки)", "responses": head},
+		"options": obj{"operationId": id + "Preflight", "summary": "CORS preflight", "responses": obj{"204": ref("responses", "Preflight")}},
+	}
+	if ps != nil {
+		item["parameters"] = ps
+	}
+	return item
+}
