@@ -10,10 +10,12 @@ import (
 
 	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/generator/pack"
 )
 
 type verifyOptions struct {
-	dir string
+	dir     string
+	archive string
 }
 
 func newVerifyCmd() *cobra.Command {
@@ -24,19 +26,29 @@ func newVerifyCmd() *cobra.Command {
 		Long: `verify re-hashes every file of a tree against manifest.json, checks that every route of
 the manifest's years is present and that no unlisted file exists, that every JSON file
 parses and that every matrix record holds the arcana of the matrix rule. Each problem is
-printed on its own line (missing, extra, corrupt, invalid) and the exit code is 4 if any.`,
+printed on its own line (missing, extra, corrupt, invalid) and the exit code is 4 if any.
+
+With --archive, verify checks a dataset archive made by pack (.tar.gz or .zip) instead:
+every file against its SHA256SUMS, and the CSV tables against the bytes and hashes of
+datapackage.json.`,
 		Example: `  numerology verify
-  numerology verify --dir /srv/api`,
+  numerology verify --dir /srv/api
+  numerology verify --archive dist/numerology-dataset-1.0.tar.gz`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runVerify(cmd.Context(), cmd, opts)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.dir, "dir", "d", "out", "the tree to check")
+	cmd.Flags().StringVar(&opts.archive, "archive", "", "check this dataset archive (.tar.gz or .zip) instead of a tree")
+	cmd.MarkFlagsMutuallyExclusive("dir", "archive")
 	return cmd
 }
 
 func runVerify(ctx context.Context, cmd *cobra.Command, opts *verifyOptions) error {
+	if opts.archive != "" {
+		return runVerifyArchive(ctx, cmd, opts.archive)
+	}
 	start := time.Now()
 	bar := newProgress(cmd.ErrOrStderr(), "verify")
 	res, err := generator.Verify(ctx, opts.dir, bar.Func())
@@ -56,5 +68,28 @@ func runVerify(ctx context.Context, cmd *cobra.Command, opts *verifyOptions) err
 	}
 	fmt.Fprintf(out, "verified %s files, %s in %.1fs: %s matches its manifest\n",
 		groupDigits(int64(res.Manifest.Counts.Files)), humanBytes(res.Manifest.Counts.Bytes), time.Since(start).Seconds(), opts.dir)
+	return nil
+}
+
+func runVerifyArchive(ctx context.Context, cmd *cobra.Command, file string) error {
+	start := time.Now()
+	bar := newProgress(cmd.ErrOrStderr(), "verify")
+	rep, err := pack.VerifyArchive(ctx, file, bar.Func())
+	bar.Done()
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return err
+		}
+		return withCode(exitVerify, fmt.Errorf("verify %s: %w", file, err))
+	}
+	out := cmd.OutOrStdout()
+	for _, p := range rep.Problems {
+		fmt.Fprintln(out, p)
+	}
+	if n := len(rep.Problems); n > 0 {
+		return withCode(exitVerify, fmt.Errorf("verify %s: %d problem(s) found", file, n))
+	}
+	fmt.Fprintf(out, "verified %s files in %.1fs: %s matches its SHA256SUMS and datapackage.json\n",
+		groupDigits(int64(rep.Files)), time.Since(start).Seconds(), file)
 	return nil
 }

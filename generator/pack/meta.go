@@ -1,0 +1,383 @@
+package pack
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/generator/rules"
+)
+
+// Document file names inside the archives.
+const (
+	DataPackageFile = "datapackage.json"
+	CitationFile    = "CITATION.cff"
+	LicenseFile     = "LICENSE"
+	ReadmeFile      = "README.md"
+	SumsFile        = "SHA256SUMS"
+)
+
+// License identifiers of the data (SPDX and Open Definition use the same one).
+const (
+	LicenseID    = "CC-BY-4.0"
+	LicenseTitle = "Creative Commons Attribution 4.0 International"
+	LicenseURL   = "https://creativecommons.org/licenses/by/4.0/"
+)
+
+// DataPackage is datapackage.json: a Frictionless (Tabular) Data Package descriptor.
+type DataPackage struct {
+	Profile      string        `json:"profile"`
+	Name         string        `json:"name"`
+	Title        string        `json:"title"`
+	Description  string        `json:"description"`
+	Version      string        `json:"version"`
+	Homepage     string        `json:"homepage"`
+	Keywords     []string      `json:"keywords"`
+	Licenses     []License     `json:"licenses"`
+	Sources      []Source      `json:"sources"`
+	Contributors []Contributor `json:"contributors"`
+	Resources    []Resource    `json:"resources"`
+}
+
+// License is one entry of DataPackage.Licenses.
+type License struct {
+	Name  string `json:"name"`
+	Path  string `json:"path"`
+	Title string `json:"title"`
+}
+
+// Source is one entry of DataPackage.Sources.
+type Source struct {
+	Title string `json:"title"`
+	Path  string `json:"path"`
+}
+
+// Contributor is one entry of DataPackage.Contributors.
+type Contributor struct {
+	Title string `json:"title"`
+	Path  string `json:"path,omitempty"`
+	Role  string `json:"role"`
+}
+
+// Resource is one CSV table of the package.
+type Resource struct {
+	Profile     string  `json:"profile"`
+	Name        string  `json:"name"`
+	Path        string  `json:"path"`
+	Title       string  `json:"title"`
+	Description string  `json:"description"`
+	Format      string  `json:"format"`
+	Mediatype   string  `json:"mediatype"`
+	Encoding    string  `json:"encoding"`
+	Bytes       int64   `json:"bytes"`
+	Hash        string  `json:"hash"` // "sha256:<hex>"
+	Dialect     Dialect `json:"dialect"`
+	Schema      Schema  `json:"schema"`
+}
+
+// Dialect is the CSV dialect of a resource.
+type Dialect struct {
+	Delimiter      string `json:"delimiter"`
+	LineTerminator string `json:"lineTerminator"`
+	QuoteChar      string `json:"quoteChar"`
+	DoubleQuote    bool   `json:"doubleQuote"`
+	Header         bool   `json:"header"`
+}
+
+// Schema is a Table Schema.
+type Schema struct {
+	Fields      []Field      `json:"fields"`
+	PrimaryKey  []string     `json:"primaryKey"`
+	ForeignKeys []ForeignKey `json:"foreignKeys,omitempty"`
+}
+
+// Field is one column of a Table Schema.
+type Field struct {
+	Name        string       `json:"name"`
+	Type        string       `json:"type"`
+	Format      string       `json:"format,omitempty"`
+	Description string       `json:"description"`
+	Constraints *Constraints `json:"constraints,omitempty"`
+}
+
+// Constraints are a field's Table Schema constraints.
+type Constraints struct {
+	Required bool  `json:"required,omitempty"`
+	Unique   bool  `json:"unique,omitempty"`
+	Minimum  any   `json:"minimum,omitempty"`
+	Maximum  any   `json:"maximum,omitempty"`
+	Enum     []int `json:"enum,omitempty"`
+}
+
+// ForeignKey links fields of a resource to another resource's key.
+type ForeignKey struct {
+	Fields    string       `json:"fields"`
+	Reference ForeignTable `json:"reference"`
+}
+
+// ForeignTable is the target of a ForeignKey.
+type ForeignTable struct {
+	Resource string `json:"resource"`
+	Fields   string `json:"fields"`
+}
+
+// HashPrefix starts every Resource.Hash: Frictionless names a non-MD5 algorithm this way.
+const HashPrefix = "sha256:"
+
+type file struct {
+	name string
+	body []byte
+}
+
+// buildFiles renders the tables and documents, and SHA256SUMS over them and the tree files.
+func buildFiles(m *manifest.Manifest, src []manifest.File, t *tables, opts Options) ([]file, error) {
+	csvs := []file{
+		{MatrixCSV, t.matrixCSV()},
+		{ArcanaCSV, t.arcanaCSV()},
+		{LifePathCSV, t.lifePathCSV()},
+	}
+	d := &docs{m: m, t: t, opts: opts, base: BaseName(m.APIVersion)}
+	pkg, err := d.dataPackage(csvs)
+	if err != nil {
+		return nil, err
+	}
+	files := append(csvs,
+		file{DataPackageFile, pkg},
+		file{CitationFile, d.citation()},
+		file{LicenseFile, d.license()},
+		file{ReadmeFile, d.readme(len(src), len(t.matrix))},
+	)
+	type sum struct{ name, hex string }
+	sums := make([]sum, 0, len(src)+len(files))
+	for _, f := range src {
+		sums = append(sums, sum{f.Path, f.SHA256})
+	}
+	for _, f := range files {
+		h := sha256.Sum256(f.body)
+		sums = append(sums, sum{f.name, hex.EncodeToString(h[:])})
+	}
+	slices.SortFunc(sums, func(a, b sum) int { return strings.Compare(a.name, b.name) })
+	var b strings.Builder
+	b.Grow(len(sums) * 110)
+	for _, s := range sums {
+		b.WriteString(s.hex + "  " + s.name + "\n")
+	}
+	return append(files, file{SumsFile, []byte(b.String())}), nil
+}
+
+type docs struct {
+	m    *manifest.Manifest
+	t    *tables
+	opts Options
+	base string
+}
+
+func (d *docs) dataPackage(csvs []file) ([]byte, error) {
+	intField := func(name, desc string, lo, hi int) Field {
+		return Field{Name: name, Type: "integer", Description: desc, Constraints: &Constraints{Required: true, Minimum: lo, Maximum: hi}}
+	}
+	str := func(name, desc string) Field {
+		return Field{Name: name, Type: "string", Description: desc, Constraints: &Constraints{Required: true}}
+	}
+	first, last := d.t.matrix[0], d.t.matrix[len(d.t.matrix)-1]
+	matrixFields := []Field{
+		{Name: "date", Type: "date", Format: "default", Description: "Birth date, ISO 8601 (YYYY-MM-DD)",
+			Constraints: &Constraints{Required: true, Unique: true,
+				Minimum: fmt.Sprintf("%04d-%02d-%02d", first.year, first.month, first.day),
+				Maximum: fmt.Sprintf("%04d-%02d-%02d", last.year, last.month, last.day)}},
+		intField("day", "Day of the month", 1, 31),
+		intField("month", "Month", 1, 12),
+		intField("year", "Year", rules.FirstYear, rules.LastYear),
+	}
+	var fks []ForeignKey
+	for _, k := range rules.PositionKeys() {
+		matrixFields = append(matrixFields, intField(k, "Arcana number (1–22) of the matrix position "+k+"; see arcana.csv", 1, 22))
+		fks = append(fks, ForeignKey{Fields: k, Reference: ForeignTable{Resource: "arcana", Fields: "number"}})
+	}
+	schemas := map[string]struct {
+		title, desc string
+		schema      Schema
+	}{
+		MatrixCSV: {"Destiny matrix of every birth date",
+			"One row per date: the arcana number of each of the 12 positions, in the order of the API's matrix record. The same values as api/public/matrix/{day}/{month}/{year}.json.",
+			Schema{Fields: matrixFields, PrimaryKey: []string{"date"}, ForeignKeys: fks}},
+		ArcanaCSV: {"The 22 arcana",
+			"Number, Russian name, keyword and emoji of each arcana, as in the matrix records.",
+			Schema{Fields: []Field{
+				{Name: "number", Type: "integer", Description: "Arcana number", Constraints: &Constraints{Required: true, Unique: true, Minimum: 1, Maximum: 22}},
+				str("name", "Name (Russian)"), str("keyword", "Keyword (Russian)"), str("emoji", "Emoji"),
+			}, PrimaryKey: []string{"number"}}},
+		LifePathCSV: {"Life path numbers",
+			"The 12 life path numbers briefly, as in api/public/life-path.json; full records are in api/public/life-path/{number}.json.",
+			Schema{Fields: []Field{
+				{Name: "number", Type: "integer", Description: "Life path number", Constraints: &Constraints{Required: true, Unique: true, Enum: rules.LifePathNumbers}},
+				str("archetype", "Archetype (Russian)"), str("tagline", "Tagline (Russian)"), str("short_description", "Short description (Russian)"),
+			}, PrimaryKey: []string{"number"}}},
+	}
+	pkg := DataPackage{
+		Profile:      "tabular-data-package",
+		Name:         "numerology-dataset",
+		Title:        d.opts.Title + " — dataset " + d.m.APIVersion,
+		Description:  "The complete Open Numerology Data API " + d.m.APIVersion + " for offline use: the destiny matrix of every birth date, the 22 arcana and the 12 life path numbers as CSV tables, and every JSON response of the API under api/public/. Texts are in Russian.",
+		Version:      d.m.APIVersion,
+		Homepage:     d.m.SiteURL,
+		Keywords:     []string{"numerology", "destiny matrix", "life path number", "open data", "нумерология"},
+		Licenses:     []License{{Name: LicenseID, Path: LicenseURL, Title: LicenseTitle}},
+		Sources:      []Source{{Title: d.opts.Title + " API", Path: d.m.APIBase}},
+		Contributors: []Contributor{{Title: d.opts.Publisher, Path: d.m.SiteURL, Role: "publisher"}},
+	}
+	for _, f := range csvs {
+		s := schemas[f.name]
+		h := sha256.Sum256(f.body)
+		pkg.Resources = append(pkg.Resources, Resource{
+			Profile: "tabular-data-resource", Name: strings.TrimSuffix(f.name, ".csv"), Path: f.name,
+			Title: s.title, Description: s.desc,
+			Format: "csv", Mediatype: "text/csv", Encoding: "utf-8",
+			Bytes: int64(len(f.body)), Hash: HashPrefix + hex.EncodeToString(h[:]),
+			Dialect: Dialect{Delimiter: ",", LineTerminator: "\n", QuoteChar: `"`, DoubleQuote: true, Header: true},
+			Schema:  s.schema,
+		})
+	}
+	b, err := json.MarshalIndentWithOption(pkg, "", "  ", json.DisableHTMLEscape())
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", DataPackageFile, err)
+	}
+	return append(b, '\n'), nil
+}
+
+// yq quotes s as a YAML double-quoted scalar (a JSON string is one).
+func yq(s string) string {
+	b, _ := json.MarshalWithOption(s, json.DisableHTMLEscape())
+	return string(b)
+}
+
+func (d *docs) citation() []byte {
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	w("# Citation File Format: https://citation-file-format.github.io/\n")
+	w("cff-version: 1.2.0\n")
+	w("message: %s\n", yq("If you use this dataset, please cite it as below. Если вы используете эти данные, укажите источник так, как указано ниже."))
+	w("type: dataset\n")
+	w("title: %s\n", yq(d.opts.Title+" — dataset "+d.m.APIVersion))
+	w("abstract: %s\n", yq("The destiny matrix of every birth date from 01.01.1900 to 31.12.2100, the 22 arcana and the 12 life path numbers, as CSV tables and the JSON responses of the Open Numerology Data API (texts in Russian)."))
+	w("authors:\n  - name: %s\n    website: %s\n", yq(d.opts.Publisher), yq(d.m.SiteURL))
+	w("version: %s\n", yq(d.m.APIVersion))
+	w("license: %s\n", LicenseID)
+	w("url: %s\n", yq(d.m.SiteURL))
+	w("repository-artifact: %s\n", yq(d.m.SiteURL+"/"+manifest.DownloadsDir+"/"+d.base+TarGz))
+	w("keywords:\n")
+	for _, k := range []string{"numerology", "destiny matrix", "life path number", "open data"} {
+		w("  - %s\n", yq(k))
+	}
+	return []byte(b.String())
+}
+
+func (d *docs) license() []byte {
+	r := d.t.record
+	return []byte(`Open Numerology Data — dataset ` + d.m.APIVersion + `
+Copyright (c) ` + d.opts.Publisher + ` (` + d.m.SiteURL + `)
+
+This dataset is licensed under the ` + LicenseTitle + ` licence (CC BY 4.0).
+Licence deed:  ` + LicenseURL + `
+Legal code:    ` + LicenseURL + `legalcode
+
+You are free to share (copy and redistribute the material in any medium or format) and to
+adapt it (remix, transform and build upon it) for any purpose, even commercially, under the
+following terms: you must give appropriate credit, provide a link to the licence and indicate
+if changes were made; you may not apply legal terms or technological measures that legally
+restrict others from doing anything the licence permits.
+
+Набор данных распространяется по лицензии Creative Commons «Атрибуция» 4.0 Международная
+(CC BY 4.0). Данные можно копировать, распространять и перерабатывать для любых целей, в том
+числе коммерческих, при условии указания источника, ссылки на лицензию и отметки о внесённых
+изменениях.
+
+Attribution wording / Как указывать источник:
+
+    ` + r.Attribution + `
+
+In HTML / в HTML:
+
+    ` + r.AttributionHTML + `
+
+Every JSON record also carries these fields (license, license_url, attribution,
+attribution_html), and each record has its own suggested_citation.
+`)
+}
+
+func (d *docs) readme(jsonFiles, rows int) []byte {
+	r := d.t.record
+	n := strconv.Itoa
+	tgz, zip := d.base+TarGz, d.base+Zip
+	return []byte(`# ` + d.opts.Title + ` — набор данных ` + d.m.APIVersion + ` / dataset ` + d.m.APIVersion + `
+
+Источник / source: ` + d.m.SiteURL + ` · API: ` + d.m.APIBase + ` · лицензия / licence: CC BY 4.0
+
+## По-русски
+
+Полная копия открытого API нумерологии для работы без сети: в блокнотах, таблицах и
+собственных приложениях.
+
+### Что внутри
+
+| файл | содержимое |
+|---|---|
+| ` + "`matrix.csv`" + ` | матрица судьбы для каждой даты (` + n(rows) + ` строк): дата ISO, день, месяц, год и номера арканов 12 позиций в порядке API (` + strings.Join(rules.PositionKeys(), ", ") + `) |
+| ` + "`arcana.csv`" + ` | арканы: номер, название, ключевое слово, эмодзи |
+| ` + "`life-path.csv`" + ` | числа жизненного пути: число, архетип, девиз, краткое описание |
+| ` + "`api/public/`" + ` | все ответы API в формате JSON (` + n(jsonFiles) + ` файлов), байт в байт как их отдаёт сервер: ` + "`life-path.json`, `life-path/{n}.json`, `matrix/{день}/{месяц}/{год}.json`, `errors/`, `index.json`" + ` |
+| ` + "`datapackage.json`" + ` | описание таблиц в формате Frictionless Data Package: поля, типы, размеры, хеши |
+| ` + "`CITATION.cff`" + ` | как цитировать (Citation File Format 1.2.0) |
+| ` + "`LICENSE`" + ` | лицензия CC BY 4.0 и формулировка атрибуции |
+| ` + "`SHA256SUMS`" + ` | SHA-256 каждого файла архива |
+
+CSV: UTF-8 без BOM, разделитель — запятая, первая строка — заголовок. В Excel открывайте через
+«Данные → Из текстового/CSV-файла» с кодировкой UTF-8.
+
+### Как цитировать
+
+    ` + r.Attribution + `
+
+У каждой записи JSON есть поле ` + "`suggested_citation`" + `; для ссылки на весь набор используйте
+` + "`CITATION.cff`" + `.
+
+### Как проверить
+
+    cd ` + d.base + ` && sha256sum -c SHA256SUMS
+
+или, не распаковывая: ` + "`numerology verify --archive " + tgz + "`" + `.
+
+## In English
+
+A complete copy of the Open Numerology Data API for offline use in notebooks, spreadsheets
+and your own applications. The texts are in Russian.
+
+### What is inside
+
+- ` + "`matrix.csv`" + ` — the destiny matrix of every date (` + n(rows) + ` rows): ISO date, day, month, year and the arcana number of the 12 positions in the API's order.
+- ` + "`arcana.csv`" + ` — number, name, keyword and emoji of each arcana.
+- ` + "`life-path.csv`" + ` — number, archetype, tagline and short description of the 12 life path numbers.
+- ` + "`api/public/`" + ` — every JSON response of the API (` + n(jsonFiles) + ` files), the exact bytes the API serves.
+- ` + "`datapackage.json`" + ` — a Frictionless Data Package descriptor: the tables' fields, types, sizes and hashes (load it with frictionless-py, ` + "`datapackage` in R" + `, or read the CSVs directly).
+- ` + "`CITATION.cff`, `LICENSE` (CC BY 4.0 and the attribution wording), `SHA256SUMS`" + `.
+
+### How to cite
+
+    ` + r.Attribution + `
+
+Each JSON record carries its own ` + "`suggested_citation`" + `; cite the whole dataset with ` + "`CITATION.cff`" + `.
+
+### How to verify
+
+    cd ` + d.base + ` && sha256sum -c SHA256SUMS
+
+or without extracting: ` + "`numerology verify --archive " + tgz + "`" + ` (also works on ` + "`" + zip + "`" + `).
+The archives are reproducible: packing the same tree again gives byte-identical files.
+`)
+}
