@@ -131,7 +131,7 @@ type positionDoc struct {
 }
 
 type arcanumDoc struct {
-	Number                             int
+	Number                            int
 	Name, Keyword, Emoji, Description string
 }
 

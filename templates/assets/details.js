@@ -56,8 +56,13 @@
     var y = +m[1], mo = +m[2], d = +m[3];
     var t = new Date(Date.UTC(2000, mo - 1, d));
     t.setUTCFullYear(y);
-    if (mo < 1 || mo > 12 || d < 1 || t.getUTCFullYear() !== y || t.getUTCMonth() !== mo - 1 || t.getUTCDate() !== d) {
-      return { error: "Даты " + m[3] + "." + m[2] + "." + m[1] + " нет в календаре. Проверьте день и месяц — например, в феврале 28 дней, а в високосный год 29." };
+    if (mo < 1 || mo > 12) {
+      return { error: "Даты " + m[3] + "." + m[2] + "." + m[1] + " нет в календаре: месяцев всего двенадцать." };
+    }
+    if (d < 1 || t.getUTCFullYear() !== y || t.getUTCMonth() !== mo - 1 || t.getUTCDate() !== d) {
+      var days = new Date(Date.UTC(2000, mo, 0));
+      days.setUTCFullYear(y, mo, 0);
+      return { error: "Даты " + m[3] + "." + m[2] + "." + m[1] + " нет в календаре: в " + monthsIn[mo - 1] + " " + y + " года " + days.getUTCDate() + " " + dayWord(days.getUTCDate()) + "." };
     }
     if (y < data.firstYear || y > data.lastYear) {
       return { error: "Матрица рассчитывается для дат с 01.01." + data.firstYear + " по 31.12." + data.lastYear + ", а " + ruDate(d, mo, y) + " в этот промежуток не входит." };
@@ -165,6 +170,10 @@
           "Не удалось загрузить матрицу. Проверьте подключение к интернету и попробуйте ещё раз.", true);
       });
   }
+
+  var monthsIn = ["январе", "феврале", "марте", "апреле", "мае", "июне", "июле", "августе", "сентябре", "октябре", "ноябре", "декабре"];
+
+  function dayWord(n) { return n === 31 ? "день" : "дней"; }
 
   // seconds returns the Russian word for "seconds" that agrees with n.
   function seconds(n) {

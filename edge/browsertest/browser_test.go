@@ -1,0 +1,328 @@
+package browsertest
+
+import (
+	"context"
+	"encoding/csv"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/opennumerology/numerology/content"
+	"github.com/opennumerology/numerology/edge"
+	"github.com/opennumerology/numerology/generator"
+)
+
+// vectorDate is the date whose golden matrix the details page must show.
+const vectorDate = "1990-05-15"
+
+// TestMatrixDetailsPage opens the details page of a date in Chromium and checks the diagram
+// against the golden vector, then the friendly messages of a bad date, a 429 and a network
+// error.
+func TestMatrixDetailsPage(t *testing.T) {
+	c := loadContent(t)
+	tree := generateTree(t, c, []int{1990})
+	var apiCalls atomic.Int64
+	srv := serveTree(t, tree, 0, &apiCalls)
+	ctx := newBrowser(t)
+
+	t.Run("diagram", func(t *testing.T) {
+		want := goldenMatrix(t, vectorDate)
+		do(t, ctx,
+			chromedp.Navigate(srv.URL+"/matrix/details?date="+vectorDate),
+			chromedp.WaitVisible(chromedp.CSS(`#diagram[data-state="ready"]`)),
+		)
+		cells := eval[[]cellInfo](t, ctx, cellsJS)
+		if len(cells) != len(want) {
+			t.Fatalf("diagram shows %d positions, want %d: %+v", len(cells), len(want), cells)
+		}
+		for _, cell := range cells {
+			w, ok := want[cell.Position]
+			if !ok {
+				t.Errorf("diagram shows unknown position %q", cell.Position)
+				continue
+			}
+			if cell.Arcana != strconv.Itoa(w) {
+				t.Errorf("position %s shows arcana %s, want %d", cell.Position, cell.Arcana, w)
+			}
+			a := c.Arcana[w-1]
+			if cell.Number != strconv.Itoa(w) || cell.Name != a.Name || cell.Keyword != a.Keyword {
+				t.Errorf("position %s shows %q %q %q, want %d %q %q", cell.Position, cell.Number, cell.Name, cell.Keyword, w, a.Name, a.Keyword)
+			}
+			if cell.Title == "" {
+				t.Errorf("position %s has no title", cell.Position)
+			}
+		}
+		title := get(t, ctx, chromedp.Text(chromedp.CSS(`#details-title`)))
+		if !strings.Contains(title, "15.05.1990") {
+			t.Errorf("title %q does not name the date", title)
+		}
+		screenshot(t, ctx, "details-"+vectorDate+".png")
+	})
+
+	t.Run("bad-date", func(t *testing.T) {
+		before := apiCalls.Load()
+		msg := friendlyMessage(t, ctx, srv.URL+"/matrix/details?date=1990-02-30", "bad-date")
+		if !strings.Contains(msg, "30.02.1990 нет в календаре") || !strings.Contains(msg, "28 дней") {
+			t.Errorf("bad date message = %q, want it to say that 30.02.1990 does not exist and February 1990 has 28 days", msg)
+		}
+		if n := apiCalls.Load() - before; n != 0 {
+			t.Errorf("the page called the API %d times for a bad date, want 0", n)
+		}
+		if !eval[bool](t, ctx, `document.getElementById("result").hidden`) {
+			t.Error("the diagram section is shown for a bad date")
+		}
+	})
+
+	t.Run("rate-limit", func(t *testing.T) {
+		limited := serveTree(t, tree, 1, nil)
+		friendlyMessage(t, ctx, limited.URL+"/matrix/details?date="+vectorDate, "ok")
+		// Another date: the browser's cache would answer the same one without asking.
+		msg := friendlyMessage(t, ctx, limited.URL+"/matrix/details?date=1990-05-16", "rate-limit")
+		if !strings.Contains(msg, "Слишком много запросов") || !strings.Contains(msg, "через") {
+			t.Errorf("429 message = %q, want it to say to wait", msg)
+		}
+	})
+
+	t.Run("network-error", func(t *testing.T) {
+		down := httptest.NewServer(dropAPI(t, tree))
+		t.Cleanup(down.Close)
+		msg := friendlyMessage(t, ctx, down.URL+"/matrix/details?date="+vectorDate, "network")
+		if !strings.Contains(msg, "Нет связи с сервером") {
+			t.Errorf("network error message = %q", msg)
+		}
+	})
+}
+
+// TestPagesFitPhone opens every kind of page 360 px wide and checks that nothing makes the
+// page scroll sideways.
+func TestPagesFitPhone(t *testing.T) {
+	c := loadContent(t)
+	srv := serveTree(t, generateTree(t, c, []int{1990}), 0, nil)
+	ctx := newBrowser(t)
+	do(t, ctx, chromedp.EmulateViewport(360, 740))
+	for _, p := range []string{"/", "/life-path", "/life-path/22", "/matrix", "/matrix/details?date=" + vectorDate, "/no-such-page"} {
+		t.Run(p, func(t *testing.T) {
+			do(t, ctx, chromedp.Navigate(srv.URL+p), chromedp.WaitReady(chromedp.CSS(`footer`)))
+			if p == "/matrix/details?date="+vectorDate {
+				do(t, ctx, chromedp.WaitVisible(chromedp.CSS(`#diagram[data-state="ready"]`)))
+			}
+			width := eval[int](t, ctx, `document.documentElement.scrollWidth`)
+			if width > 360 {
+				t.Errorf("%s is %d px wide at a 360 px viewport", p, width)
+			}
+		})
+	}
+	screenshot(t, ctx, "details-360px.png")
+}
+
+// cellInfo is what the diagram shows for one position.
+type cellInfo struct {
+	Position string `json:"position"`
+	Arcana   string `json:"arcana"`
+	Title    string `json:"title"`
+	Number   string `json:"number"`
+	Name     string `json:"name"`
+	Keyword  string `json:"keyword"`
+}
+
+const cellsJS = `Array.from(document.querySelectorAll("#diagram [data-position]")).map(e => ({
+	position: e.dataset.position,
+	arcana: e.dataset.arcana,
+	title: e.querySelector(".cell-title").textContent,
+	number: e.querySelector(".cell-arcana").textContent,
+	name: e.querySelector(".cell-name").textContent,
+	keyword: e.querySelector(".cell-keyword").textContent,
+}))`
+
+// friendlyMessage opens url, waits for the status box to reach state and returns its text.
+func friendlyMessage(t *testing.T, ctx context.Context, url, state string) string {
+	t.Helper()
+	sel := chromedp.CSS(`#status[data-state="` + state + `"]`)
+	do(t, ctx, chromedp.Navigate(url), chromedp.WaitReady(sel))
+	return get(t, ctx, chromedp.Text(sel))
+}
+
+// actionTimeout bounds one browser step: a page that never reaches the state waited for
+// fails the test instead of hanging it.
+const actionTimeout = 20 * time.Second
+
+// do runs browser steps in order.
+func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	get(t, ctx, chromedp.Steps(steps...))
+}
+
+// get runs one browser action and returns its value.
+func get[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, actionTimeout)
+	defer cancel()
+	v, err := chromedp.Run(ctx, a)
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	return v
+}
+
+// eval evaluates a script expression in the page and decodes its value.
+func eval[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	return get(t, ctx, chromedp.Evaluate[T](expr))
+}
+
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	png := get(t, ctx, chromedp.FullScreenshot(90))
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+}
+
+// newBrowser starts headless Chromium with a fresh profile and nothing that reaches the
+// network on its own.
+func newBrowser(t *testing.T) context.Context {
+	t.Helper()
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		if _, statErr := os.Stat("/usr/bin/chromium"); statErr != nil {
+			t.Fatal("chromium not found: run make test-tools (apt-get install chromium chromium-driver)")
+		}
+		path = "/usr/bin/chromium"
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.WindowSize(1280, 900),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	// Start the browser now, so a broken installation fails here with a clear message.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start chromium %s: %v", path, err)
+	}
+	return ctx
+}
+
+func loadContent(t *testing.T) *content.Content {
+	t.Helper()
+	c, err := content.Load(content.Embedded(), "content")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func generateTree(t *testing.T, c *content.Content, years []int) string {
+	t.Helper()
+	site, err := generator.NewSite(c, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if _, err := generator.Generate(context.Background(), generator.Options{Site: site, Out: out, Years: years}); err != nil {
+		t.Fatalf("generate: %v", err)
+	}
+	return out
+}
+
+// serveTree serves a tree with the local edge server on 127.0.0.1:0; rateLimit 0 turns the
+// limit off. calls, when set, counts the requests to the matrix API.
+func serveTree(t *testing.T, dir string, rateLimit int, calls *atomic.Int64) *httptest.Server {
+	t.Helper()
+	h, err := edge.New(edge.Options{Dir: dir, RateLimit: rateLimit, RateWindow: time.Minute})
+	if err != nil {
+		t.Fatalf("edge: %v", err)
+	}
+	var handler http.Handler = h
+	if calls != nil {
+		handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasPrefix(r.URL.Path, "/api/public/matrix") {
+				calls.Add(1)
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+	srv := httptest.NewServer(handler)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// dropAPI serves the pages of a tree but drops every API connection without an answer, as
+// a network failure would.
+func dropAPI(t *testing.T, dir string) http.Handler {
+	t.Helper()
+	h, err := edge.New(edge.Options{Dir: dir})
+	if err != nil {
+		t.Fatalf("edge: %v", err)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, "/api/") {
+			h.ServeHTTP(w, r)
+			return
+		}
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			t.Errorf("hijack: %v", err)
+			return
+		}
+		if tc, ok := conn.(*net.TCPConn); ok {
+			tc.SetLinger(0) // a reset, not a clean close
+		}
+		conn.Close()
+	})
+}
+
+// goldenMatrix reads the golden arcana of a date from testdata (a copy of the shared
+// vectors' row), by position key.
+func goldenMatrix(t *testing.T, date string) map[string]int {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "matrix-"+date+".csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rows[1:] {
+		if row[0] != date {
+			continue
+		}
+		want := map[string]int{}
+		for i, key := range rows[0][1:] {
+			n, err := strconv.Atoi(row[i+1])
+			if err != nil {
+				t.Fatalf("testdata: %s %s: %v", date, key, err)
+			}
+			want[key] = n
+		}
+		return want
+	}
+	t.Fatalf("testdata has no row for %s", date)
+	return nil
+}
