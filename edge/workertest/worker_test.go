@@ -1,6 +1,7 @@
 package workertest
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/opennumerology/numerology/edge/conformance"
 	"github.com/opennumerology/numerology/generator/manifest"
 )
 
@@ -51,6 +53,23 @@ func TestWorker(t *testing.T) {
 	}
 	w := startWrangler(t, tree)
 
+	t.Run("conformance", func(t *testing.T) {
+		conformance.Run(t, conformance.Target{
+			BaseURL:      w.BaseURL,
+			TreeDir:      tree,
+			RateLimit:    m.Edge.RateLimit.Requests,
+			RateWindow:   time.Duration(m.Edge.RateLimit.WindowSeconds) * time.Second,
+			ClientHeader: "CF-Connecting-IP",
+			// The binding admits again at the latest one period after a refusal.
+			ExactRetryAfter:   false,
+			MissingMatrixFile: fmt.Sprintf("%d/%d/%d", missingDate[0], missingDate[1], missingDate[2]),
+		})
+		// The suite's rate-limit tests are parallel: they start when this function returns.
+		// Local windows are aligned to the wall clock's minutes, so let them start early in
+		// one, where their bursts of 61 requests cannot straddle two windows.
+		waitFreshWindow()
+	})
+	waitFreshWindow()
 	t.Run("never-reaches-assets", func(t *testing.T) { testNeverReachesAssets(t, w, m) })
 	t.Run("missing-asset", func(t *testing.T) { testMissingAsset(t, w, m) })
 	t.Run("asset-headers-replaced", func(t *testing.T) { testHeadersReplaced(t, w, m) })
@@ -218,6 +237,14 @@ func testRateLimit(t *testing.T, w *wrangler, m *manifest.Manifest) {
 			t.Errorf("GET from %s (another /64) = %d, want 200", other, resp.StatusCode)
 		}
 	})
+}
+
+// waitFreshWindow waits, when the current minute (the local binding's window) has less than
+// 20 s left, until the next one has begun.
+func waitFreshWindow() {
+	if left := time.Minute - time.Duration(time.Now().UnixNano())%time.Minute; left < 20*time.Second {
+		time.Sleep(left + 200*time.Millisecond)
+	}
 }
 
 // exhaust sends limit+1 matrix requests (invalid dates too count: the limit comes before
