@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -213,6 +214,7 @@ type gen struct {
 	w            *treeWriter
 	years        []int
 	workers      int
+	enc          *matrixEncoder
 	manifestSize int64
 	edge         manifest.EdgeConfig
 }
@@ -245,6 +247,9 @@ func (g *gen) reportProgress(fn func(done, total int), total int) (stop func()) 
 func (g *gen) run(ctx context.Context) error {
 	var err error
 	if g.edge, err = g.site.EdgeConfig(); err != nil {
+		return err
+	}
+	if g.enc, err = newMatrixEncoder(g.site); err != nil {
 		return err
 	}
 	steps := []func(context.Context) error{
@@ -344,16 +349,26 @@ func (g *gen) writeDayMonth(ctx context.Context, d, m int) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := g.w.Mkdir(fmt.Sprintf("api/public/matrix/%d/%d", d, m)); err != nil {
+	rel := "api/public/matrix/" + strconv.Itoa(d) + "/" + strconv.Itoa(m)
+	if err := g.w.Mkdir(rel); err != nil {
 		return err
 	}
+	dw, err := openDirWriter(g.w.root, rel)
+	if err != nil {
+		return err
+	}
+	defer dw.close()
+	var buf []byte
 	for _, y := range g.years {
 		if !rules.ValidDate(d, m, y) {
 			continue
 		}
-		if err := g.w.WriteJSON(manifest.MatrixFile(d, m, y), g.site.MatrixRecord(d, m, y)); err != nil {
+		buf = g.enc.Append(buf[:0], d, m, y)
+		name := strconv.Itoa(y) + ".json"
+		if err := dw.create(name, buf); err != nil {
 			return err
 		}
+		g.w.record(rel+"/"+name, buf)
 	}
 	return nil
 }
@@ -436,13 +451,18 @@ func (w *treeWriter) Write(rel string, body []byte) error {
 	if err := w.writeRaw(rel, body); err != nil {
 		return err
 	}
+	w.record(rel, body)
+	return nil
+}
+
+// record adds a written file to the manifest.
+func (w *treeWriter) record(rel string, body []byte) {
 	sum := sha256.Sum256(body)
 	f := manifest.File{Path: rel, Size: int64(len(body)), SHA256: hex.EncodeToString(sum[:])}
 	w.mu.Lock()
 	w.files = append(w.files, f)
 	w.mu.Unlock()
 	w.count.Add(1)
-	return nil
 }
 
 func (w *treeWriter) writeRaw(rel string, body []byte) error {
