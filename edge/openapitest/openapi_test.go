@@ -1,0 +1,324 @@
+package openapitest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"github.com/opennumerology/numerology/content"
+	"github.com/opennumerology/numerology/edge"
+	"github.com/opennumerology/numerology/generator"
+	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/generator/rules"
+)
+
+// treeYears are the years of the test tree: both ends of the range and one in between.
+var treeYears = []int{1900, 1990, 2100}
+
+// missingDate is a valid date whose file is deleted, so the server answers 500 for it.
+var missingDate = [3]int{2, 1, 1990}
+
+// exchange is one request and the response the local server gave.
+type exchange struct {
+	name    string
+	req     *http.Request
+	status  int
+	header  http.Header
+	body    []byte
+	wantSC  int    // the status the contract requires
+	fixture string // components/responses name for answers no path of the document matches
+}
+
+func TestResponsesMatchOpenAPI(t *testing.T) {
+	tree := generateTree(t)
+	srv := serveTree(t, tree, 0)
+	ctx := context.Background()
+
+	// The document as served, not as generated: that is what clients load.
+	docBytes := fetch(t, http.MethodGet, srv.URL+manifest.APIPrefix+"/openapi.json", nil).body
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(docBytes)
+	if err != nil {
+		t.Fatalf("load openapi.json: %v", err)
+	}
+	if doc.OpenAPI != generator.OpenAPIVersion || !doc.IsOpenAPI31OrLater() {
+		t.Fatalf("openapi = %q, want %s", doc.OpenAPI, generator.OpenAPIVersion)
+	}
+	if err := doc.Validate(ctx); err != nil {
+		t.Fatalf("openapi.json is not a valid OpenAPI 3.1 document: %v", err)
+	}
+	// The router matches the server's host; point the document at the test server.
+	doc.Servers = openapi3.Servers{{URL: srv.URL}}
+	router, err := gorillamux.NewRouter(doc)
+	if err != nil {
+		t.Fatalf("router: %v", err)
+	}
+
+	var xs []exchange
+	add := func(name, method, url string, wantSC int, fixture string, header http.Header) exchange {
+		x := fetch(t, method, url, header)
+		x.name, x.wantSC, x.fixture = name, wantSC, fixture
+		xs = append(xs, x)
+		return x
+	}
+	api := srv.URL + manifest.APIPrefix
+	routes := []string{"", "/openapi.json", "/life-path", "/life-path/7", "/matrix/15/5/1990"}
+	for _, r := range routes {
+		ok := add("GET "+r, http.MethodGet, api+r, 200, "", nil)
+		add("HEAD "+r, http.MethodHead, api+r, 200, "", nil)
+		add("OPTIONS "+r, http.MethodOptions, api+r, 204, "", nil)
+		add("304 "+r, http.MethodGet, api+r, 304, "", http.Header{"If-None-Match": {ok.header.Get("ETag")}})
+		add("405 POST "+r, http.MethodPost, api+r, 405, "MethodNotAllowed", nil)
+	}
+	for _, n := range rules.LifePathNumbers {
+		add(fmt.Sprintf("life path %d", n), http.MethodGet, api+"/life-path/"+strconv.Itoa(n), 200, "", nil)
+	}
+	add("life path 07", http.MethodGet, api+"/life-path/07", 200, "", nil)
+	for _, date := range sampleDates() {
+		add("matrix "+date, http.MethodGet, api+"/matrix/"+date, 200, "", nil)
+	}
+	for _, p := range []string{"/matrix/30/2/1990", "/matrix/29/2/1900", "/matrix/1/13/1990", "/matrix/x/1/1990", "/matrix/1/1/1899", "/matrix/0/1/1990"} {
+		add("400 "+p, http.MethodGet, api+p, 400, "", nil)
+	}
+	add("400 /matrix", http.MethodGet, api+"/matrix", 400, "InvalidDate", nil)
+	add("400 /matrix/1/1", http.MethodGet, api+"/matrix/1/1", 400, "InvalidDate", nil)
+	for _, p := range []string{"/life-path/10", "/life-path/0", "/life-path/34", "/life-path/abc"} {
+		add("404 "+p, http.MethodGet, api+p, 404, "", nil)
+	}
+	add("404 /life-path/1/2", http.MethodGet, api+"/life-path/1/2", 404, "NumberNotFound", nil)
+	add("404 /nope", http.MethodGet, api+"/nope", 404, "NotFound", nil)
+	d, m, y := missingDate[0], missingDate[1], missingDate[2]
+	add("500 missing file", http.MethodGet, fmt.Sprintf("%s/matrix/%d/%d/%d", api, d, m, y), 500, "", nil)
+
+	limited := serveTree(t, tree, 1)
+	fetch(t, http.MethodGet, limited.URL+manifest.APIPrefix+"/matrix/1/1/1990", nil)
+	x := add("429", http.MethodGet, limited.URL+manifest.APIPrefix+"/matrix/1/1/1990", 429, "", nil)
+	x.req.URL.Host = strings.TrimPrefix(srv.URL, "http://") // the document's server
+
+	for _, x := range xs {
+		t.Run(x.name, func(t *testing.T) {
+			if x.status != x.wantSC {
+				t.Fatalf("%s %s: status %d, want %d: %s", x.req.Method, x.req.URL.Path, x.status, x.wantSC, x.body)
+			}
+			if err := validate(doc, router, x); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+
+	// The validation is not vacuous: broken answers must fail it.
+	broken := []struct {
+		name   string
+		from   string // name of the exchange to break
+		change func(x *exchange)
+	}{
+		{"arcana out of range", "GET /matrix/15/5/1990", func(x *exchange) {
+			x.body = bytes.Replace(x.body, []byte(`"arcana":15`), []byte(`"arcana":23`), 1)
+		}},
+		{"extra field", "GET /life-path/7", func(x *exchange) {
+			x.body = bytes.Replace(x.body, []byte(`{"number"`), []byte(`{"extra":1,"number"`), 1)
+		}},
+		{"missing field", "life path 1", func(x *exchange) {
+			x.body = bytes.Replace(x.body, []byte(`"tagline"`), []byte(`"tag_line"`), 1)
+		}},
+		{"wrong error text", "400 /matrix/30/2/1990", func(x *exchange) {
+			x.body = bytes.Replace(x.body, []byte(`Invalid date`), []byte(`Bad date`), 1)
+		}},
+		{"no valid_numbers", "404 /life-path/10", func(x *exchange) {
+			x.body = bytes.Replace(x.body, []byte(`"valid_numbers"`), []byte(`"numbers"`), 1)
+		}},
+		{"wrong cache-control", "GET /life-path", func(x *exchange) { x.header.Set("Cache-Control", "no-cache") }},
+		{"304 without etag", "304 /life-path", func(x *exchange) { x.header.Del("ETag") }},
+		{"HEAD without licence", "HEAD /matrix/15/5/1990", func(x *exchange) { x.header.Del("X-API-License") }},
+		{"429 without retry-after", "429", func(x *exchange) { x.header.Del("Retry-After") }},
+		{"preflight without max-age", "OPTIONS /life-path", func(x *exchange) { x.header.Del("Access-Control-Max-Age") }},
+		{"405 without allow", "405 POST /life-path", func(x *exchange) { x.header.Del("Allow") }},
+	}
+	for _, b := range broken {
+		t.Run("broken/"+b.name, func(t *testing.T) {
+			i := slices.IndexFunc(xs, func(x exchange) bool { return x.name == b.from })
+			if i < 0 {
+				t.Fatalf("no exchange %q", b.from)
+			}
+			x := xs[i]
+			x.header = x.header.Clone()
+			x.body = bytes.Clone(x.body)
+			b.change(&x)
+			if err := validate(doc, router, x); err == nil {
+				t.Errorf("a broken answer (%s) passed validation", b.name)
+			}
+		})
+	}
+}
+
+// validate checks one exchange against the document: with openapi3filter.ValidateResponse
+// (status, headers, body), and header by header for the answers it passes over (HEAD, 304).
+func validate(doc *openapi3.T, router routers.Router, x exchange) error {
+	var route *routers.Route
+	var params map[string]string
+	if x.fixture == "" {
+		var err error
+		// The router matches the request against the server URL of the document.
+		req := x.req.Clone(context.Background())
+		if route, params, err = router.FindRoute(req); err != nil {
+			return fmt.Errorf("no operation in the document for %s %s: %w", x.req.Method, x.req.URL.Path, err)
+		}
+	} else {
+		// Answers to paths or methods the document has no operation for are documented as
+		// shared responses; validate against that response alone.
+		ref := doc.Components.Responses[x.fixture]
+		if ref == nil {
+			return fmt.Errorf("the document has no components/responses/%s", x.fixture)
+		}
+		route = &routers.Route{
+			Spec: doc, Method: x.req.Method, Path: x.req.URL.Path,
+			Operation: &openapi3.Operation{Responses: openapi3.NewResponses(openapi3.WithStatus(x.status, ref))},
+		}
+	}
+	resp := route.Operation.Responses.Status(x.status)
+	if resp == nil || resp.Value == nil {
+		return fmt.Errorf("%s %s: the document has no %d response", x.req.Method, route.Path, x.status)
+	}
+	input := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: x.req, PathParams: params, Route: route},
+		Status:                 x.status,
+		Header:                 x.header,
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+	}
+	input.SetBodyBytes(x.body)
+	var errs []error
+	if err := openapi3filter.ValidateResponse(context.Background(), input); err != nil {
+		errs = append(errs, fmt.Errorf("%s %s → %d does not match the document: %w", x.req.Method, x.req.URL.Path, x.status, err))
+	}
+	errs = append(errs, checkHeaders(x, resp.Value)...)
+	if x.req.Method == http.MethodHead || x.status == http.StatusNotModified || x.status == http.StatusNoContent {
+		if len(x.body) != 0 {
+			errs = append(errs, fmt.Errorf("%d answer to %s has a body of %d bytes", x.status, x.req.Method, len(x.body)))
+		}
+		if x.req.Method != http.MethodHead && resp.Value.Content != nil {
+			errs = append(errs, fmt.Errorf("the document gives the %d response a body", x.status))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkHeaders validates every header the document declares for a response, also where
+// ValidateResponse does not look (HEAD and 304).
+func checkHeaders(x exchange, r *openapi3.Response) []error {
+	var errs []error
+	if len(r.Headers) == 0 {
+		errs = append(errs, fmt.Errorf("the document declares no headers for %s %s → %d", x.req.Method, x.req.URL.Path, x.status))
+	}
+	for name, h := range r.Headers {
+		v := x.header.Get(name)
+		if v == "" {
+			if h.Value.Required {
+				errs = append(errs, fmt.Errorf("%s %s → %d: required header %s is missing", x.req.Method, x.req.URL.Path, x.status, name))
+			}
+			continue
+		}
+		var value any = v
+		if s := h.Value.Schema.Value; s.Type.Is("integer") {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("header %s: %q is not an integer", name, v))
+				continue
+			}
+			value = n
+		}
+		if err := h.Value.Schema.Value.VisitJSON(value, openapi3.EnableJSONSchema2020()); err != nil {
+			errs = append(errs, fmt.Errorf("%s %s → %d: header %s: %w", x.req.Method, x.req.URL.Path, x.status, name, err))
+		}
+	}
+	return errs
+}
+
+// sampleDates returns canonical and zero-padded dates of the tree: the ends of the range,
+// 28 February of the non-leap 1900 and 2100, and every 9th day of 1990.
+func sampleDates() []string {
+	out := []string{"1/1/1900", "31/12/2100", "28/2/1900", "28/2/2100", "15/05/1990", "01/01/1990", "000015/5/1990"}
+	start := time.Date(1990, 1, 1, 0, 0, 0, 0, time.UTC)
+	for t := start; t.Year() == 1990; t = t.AddDate(0, 0, 9) {
+		if t.Day() == missingDate[0] && int(t.Month()) == missingDate[1] {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%d/%d/%d", t.Day(), t.Month(), t.Year()))
+	}
+	return out
+}
+
+func fetch(t *testing.T, method, url string, header http.Header) exchange {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: read body: %v", method, url, err)
+	}
+	// A fresh request for the validator: the one sent has been consumed.
+	vreq, _ := http.NewRequest(method, url, nil)
+	return exchange{req: vreq, status: resp.StatusCode, header: resp.Header, body: bytes.Clone(body)}
+}
+
+func generateTree(t *testing.T) string {
+	t.Helper()
+	c, err := content.Load(content.Embedded(), "content")
+	if err != nil {
+		t.Fatal(err)
+	}
+	site, err := generator.NewSite(c, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if _, err := generator.Generate(context.Background(), generator.Options{Site: site, Out: out, Years: treeYears}); err != nil {
+		t.Fatalf("generate: %v", err)
+	}
+	missing := manifest.MatrixFile(missingDate[0], missingDate[1], missingDate[2])
+	if err := os.Remove(filepath.Join(out, filepath.FromSlash(missing))); err != nil {
+		t.Fatalf("delete %s: %v", missing, err)
+	}
+	return out
+}
+
+// serveTree serves the tree with the local edge server on 127.0.0.1:0; rateLimit 0 turns
+// the limit off.
+func serveTree(t *testing.T, dir string, rateLimit int) *httptest.Server {
+	t.Helper()
+	h, err := edge.New(edge.Options{Dir: dir, RateLimit: rateLimit, RateWindow: time.Minute})
+	if err != nil {
+		t.Fatalf("edge: %v", err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	if !strings.HasPrefix(srv.URL, "http://127.0.0.1:") {
+		t.Fatalf("test server on %s, want 127.0.0.1", srv.URL)
+	}
+	return srv
+}
