@@ -21,6 +21,7 @@ import (
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
 	"github.com/rivo/uniseg"
 
 	"github.com/opennumerology/numerology/generator/rules"
@@ -187,7 +188,7 @@ func (l *loader) read(name string, v any) *doc {
 		if errors.Is(err, fs.ErrNotExist) {
 			msg = "file is missing"
 		}
-		d.problem(0, "", msg)
+		d.problem(0, "", "%s", msg)
 		return nil
 	}
 	f, err := parser.ParseBytes(b, 0)
@@ -226,15 +227,22 @@ func (d *doc) yamlProblem(err error) {
 		}
 		var te *yaml.TypeError
 		if errors.As(err, &te) {
-			if te.StructFieldName != nil {
-				field = *te.StructFieldName
-			}
+			field = keyOf(ye.GetToken())
 			msg = "wrong type: " + msg
 		}
 		d.problem(line, field, "%s", msg)
 		return
 	}
 	d.problem(0, "", "%v", err)
+}
+
+// keyOf returns the mapping key a value token belongs to ("number" for the 2 of
+// "number: 2"), or "".
+func keyOf(tk *token.Token) string {
+	if tk == nil || tk.Prev == nil || tk.Prev.Type != token.MappingValueType || tk.Prev.Prev == nil {
+		return ""
+	}
+	return tk.Prev.Prev.Value
 }
 
 // line returns the line of the node at a YAML path such as "$.traits" or "$[3].emoji"; for

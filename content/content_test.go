@@ -1,0 +1,187 @@
+package content
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/opennumerology/numerology/generator/rules"
+)
+
+func TestEmbeddedContentLoads(t *testing.T) {
+	c, err := Load(Embedded(), "content")
+	if err != nil {
+		t.Fatalf("built-in content does not load:\n%v", err)
+	}
+	if len(c.LifePaths) != 12 || len(c.Arcana) != 22 || len(c.Positions) != 12 {
+		t.Fatalf("got %d life paths, %d arcana, %d positions", len(c.LifePaths), len(c.Arcana), len(c.Positions))
+	}
+	for i, lp := range c.LifePaths {
+		if lp.Number != rules.LifePathNumbers[i] {
+			t.Errorf("life path %d is number %d, want %d", i, lp.Number, rules.LifePathNumbers[i])
+		}
+	}
+	// The contract names three arcana (DESIGN.md §6).
+	for n, name := range map[int]string{8: "Справедливость", 11: "Сила", 22: "Шут"} {
+		if got := c.Arcana[n-1].Name; got != name {
+			t.Errorf("arcanum %d is %q, want %q", n, got, name)
+		}
+	}
+}
+
+// fixture returns the valid test content as a MapFS, with edits applied: file → content.
+func fixture(t *testing.T, edits map[string]string) fstest.MapFS {
+	t.Helper()
+	m := fstest.MapFS{}
+	err := fs.WalkDir(os.DirFS("testdata/valid"), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile("testdata/valid/" + p)
+		m[p] = &fstest.MapFile{Data: b}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range edits {
+		if text == "" {
+			delete(m, name)
+			continue
+		}
+		m[name] = &fstest.MapFile{Data: []byte(text)}
+	}
+	return m
+}
+
+// replace returns the valid fixture file name with old replaced by new, once.
+func replace(t *testing.T, name, old, new string) string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/valid/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), old) {
+		t.Fatalf("%s does not contain %q", name, old)
+	}
+	return strings.Replace(string(b), old, new, 1)
+}
+
+func TestValidFixtureLoads(t *testing.T) {
+	if _, err := Load(fixture(t, nil), "content"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestProblems(t *testing.T) {
+	tests := []struct {
+		name  string
+		edits func(t *testing.T) map[string]string
+		want  []string // every problem, in order
+	}{
+		{
+			name: "unknown field",
+			edits: func(t *testing.T) map[string]string {
+				return map[string]string{"life-path/5.yaml": replace(t, "life-path/5.yaml", "tagline:", "motto: x\ntagline:")}
+			},
+			want: []string{"content/life-path/5.yaml:3: motto: unknown field"},
+		},
+		{
+			name: "missing field",
+			edits: func(t *testing.T) map[string]string {
+				return map[string]string{"life-path/7.yaml": replace(t, "life-path/7.yaml", "archetype: Архетип 7\n", "")}
+			},
+			want: []string{"content/life-path/7.yaml:1: archetype: missing field"},
+		},
+		{
+			name: "wrong type",
+			edits: func(t *testing.T) map[string]string {
+				return map[string]string{"life-path/2.yaml": replace(t, "life-path/2.yaml", "number: 2", "number: два")}
+			},
+			want: []string{"content/life-path/2.yaml:1: number: wrong type"},
+		},
+		{
+			name: "wrong count of weaknesses",
+			edits: func(t *testing.T) map[string]string {
+				return map[string]string{"life-path/8.yaml": replace(t, "life-path/8.yaml", ", слабость4]", "]")}
+			},
+			want: []string{"content/life-path/8.yaml:8: weaknesses: wrong count: 3 items, want 4"},
+		},
+		{
+			name: "famous person born under another number",
+			edits: func(t *testing.T) map[string]string {
+				return map[string]string{"life-path/9.yaml": replace(t, "life-path/9.yaml", "born: 1950-07-05", "born: 1990-05-15")}
+			},
+			want: []string{"content/life-path/9.yaml:17: famous_people[0].born: 1990-05-15 (Человек 9-0) gives life path 3, not 9"},
+		},
+		{
+			name: "emoji that is two emoji",
+			edits: func(t *testing.T) map[string]string {
+				return map[string]string{"arcana.yaml": replace(t, "arcana.yaml", "emoji: 🌸", "emoji: 🌸🌸")}
+			},
+			want: []string{`content/arcana.yaml:14: [2].emoji: "🌸🌸" is 2 characters, want exactly one emoji`},
+		},
+		{
+			name: "emoji that is a letter",
+			edits: func(t *testing.T) map[string]string {
+				return map[string]string{"arcana.yaml": replace(t, "arcana.yaml", "emoji: 🌸", "emoji: Ж")}
+			},
+			want: []string{`content/arcana.yaml:14: [2].emoji: "Ж" is not an emoji`},
+		},
+		{
+			name: "missing file",
+			edits: func(t *testing.T) map[string]string {
+				return map[string]string{"positions.yaml": ""}
+			},
+			want: []string{"content/positions.yaml: file is missing"},
+		},
+		{
+			name: "unknown placeholder",
+			edits: func(t *testing.T) map[string]string {
+				return map[string]string{"site.yaml": replace(t, "site.yaml", "{date}.", "{day}.{date}.")}
+			},
+			want: []string{"content/site.yaml:16: citation_matrix: unknown placeholder {day}"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load(fixture(t, tt.edits(t)), "content")
+			var errs Errors
+			if !errors.As(err, &errs) {
+				t.Fatalf("Load error = %v, want Errors", err)
+			}
+			if len(errs) != len(tt.want) {
+				t.Fatalf("got %d problems, want %d:\n%v", len(errs), len(tt.want), err)
+			}
+			for i, w := range tt.want {
+				if got := errs[i].String(); !strings.HasPrefix(got, w) {
+					t.Errorf("problem %d = %q, want prefix %q", i, got, w)
+				}
+			}
+		})
+	}
+}
+
+// TestFamousPersonDateNamed checks the message of a person whose date gives another number.
+func TestFamousPersonDateNamed(t *testing.T) {
+	_, err := Load(os.DirFS("testdata/two-errors"), "content")
+	var errs Errors
+	if !errors.As(err, &errs) {
+		t.Fatalf("Load error = %v, want Errors", err)
+	}
+	want := []string{
+		`content/arcana.yaml:9: [1].emoji: "🌙🌙" is 2 characters, want exactly one emoji`,
+		"content/life-path/3.yaml:20: famous_people[1].born: 1990-05-16 (Человек 3-1) gives life path 4, not 3",
+	}
+	if len(errs) != len(want) {
+		t.Fatalf("got %d problems, want %d:\n%v", len(errs), len(want), err)
+	}
+	for i := range want {
+		if errs[i].String() != want[i] {
+			t.Errorf("problem %d:\n got %s\nwant %s", i, errs[i], want[i])
+		}
+	}
+}
