@@ -1,0 +1,995 @@
+// Package conformance is the executable form of DESIGN.md §3–§5: a table of requests and of
+// what the contract requires of each response (status, every header of §4, body fields and
+// types of §5, byte equality with the tree's file). It takes a base URL, so the same suite
+// checks the local Go server and the Cloudflare Worker.
+package conformance
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/opennumerology/numerology/generator/manifest"
+)
+
+// Target is a running server to check.
+type Target struct {
+	BaseURL    string        // e.g. "http://127.0.0.1:43123", no trailing slash
+	TreeDir    string        // the out/ tree it serves: byte equality, manifest, years
+	RateLimit  int           // the limit it enforces per window (60)
+	RateWindow time.Duration // the window (60s)
+	// ClientHeader, when set, is a header the target trusts as the client address; the
+	// suite sends a distinct address per test (from 198.18.0.0/15 and 2001:db8::/32)
+	// so that tests do not share a rate-limit bucket. When empty, all requests share one
+	// bucket and the suite runs the rate-limit tests last.
+	ClientHeader string
+	// ExactRetryAfter: the target's Retry-After is exact (Go server) rather than an upper bound (worker).
+	ExactRetryAfter bool
+	// MissingMatrixFile, when set, is a date "D/M/Y" whose file was deleted from the served tree: expect 500 for it only.
+	MissingMatrixFile string
+}
+
+// Run runs every check as subtests of t.
+func Run(t *testing.T, target Target) {
+	t.Helper()
+	s := newSuite(t, target)
+	t.Run("routes", func(t *testing.T) {
+		for _, c := range s.routeCases() {
+			t.Run(c.name, func(t *testing.T) {
+				s.parallel(t)
+				s.check(t, c)
+			})
+		}
+	})
+	t.Run("methods", func(t *testing.T) {
+		for _, c := range s.methodCases() {
+			t.Run(c.name, func(t *testing.T) {
+				s.parallel(t)
+				s.check(t, c)
+			})
+		}
+	})
+	t.Run("conditional", func(t *testing.T) {
+		for _, c := range s.conditionalCases() {
+			t.Run(c.name, func(t *testing.T) {
+				s.parallel(t)
+				s.check(t, c)
+			})
+		}
+	})
+	t.Run("preflight", func(t *testing.T) {
+		for _, c := range s.preflightCases() {
+			t.Run(c.name, func(t *testing.T) {
+				s.parallel(t)
+				s.check(t, c)
+			})
+		}
+	})
+	if target.MissingMatrixFile != "" {
+		t.Run("missing file", s.testMissingFile)
+	}
+	t.Run("rate limit", s.testRateLimit)
+}
+
+// suite is the state of one Run.
+type suite struct {
+	target  Target
+	base    *url.URL
+	m       *manifest.Manifest
+	files   map[string]*manifest.File
+	client  *http.Client
+	missing string // tree path of Target.MissingMatrixFile
+	year    int    // a year the tree holds, for dates expected to answer 200
+	nextIP  atomic.Uint32
+
+	mu     sync.Mutex
+	shared []time.Time // matrix requests sent when all share one bucket
+}
+
+func newSuite(t *testing.T, target Target) *suite {
+	t.Helper()
+	base, err := url.Parse(target.BaseURL)
+	if err != nil || base.Host == "" {
+		t.Fatalf("conformance: base URL %q: want scheme://host[:port] (%v)", target.BaseURL, err)
+	}
+	m, err := manifest.Load(target.TreeDir)
+	if err != nil {
+		t.Fatalf("conformance: %v", err)
+	}
+	if target.RateLimit <= 0 || target.RateWindow <= 0 {
+		t.Fatalf("conformance: RateLimit %d and RateWindow %v must be positive", target.RateLimit, target.RateWindow)
+	}
+	if len(m.Years) == 0 {
+		t.Fatal("conformance: the tree holds no matrix years")
+	}
+	s := &suite{
+		target: target, base: base, m: m, files: m.Index(),
+		client: &http.Client{
+			Timeout:   30 * time.Second,
+			Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 16},
+			CheckRedirect: func(*http.Request, []*http.Request) error {
+				return http.ErrUseLastResponse
+			},
+		},
+		year: m.Years[len(m.Years)/2],
+	}
+	if target.MissingMatrixFile != "" {
+		d, mo, y, ok := parseDate(target.MissingMatrixFile)
+		if !ok {
+			t.Fatalf("conformance: MissingMatrixFile %q: want D/M/Y", target.MissingMatrixFile)
+		}
+		s.missing = manifest.MatrixFile(d, mo, y)
+	}
+	return s
+}
+
+func parseDate(s string) (d, m, y int, ok bool) {
+	parts := strings.Split(s, "/")
+	if len(parts) != 3 {
+		return 0, 0, 0, false
+	}
+	var err [3]error
+	d, err[0] = strconv.Atoi(parts[0])
+	m, err[1] = strconv.Atoi(parts[1])
+	y, err[2] = strconv.Atoi(parts[2])
+	return d, m, y, err[0] == nil && err[1] == nil && err[2] == nil
+}
+
+// parallel runs the test in parallel when tests can have buckets of their own.
+func (s *suite) parallel(t *testing.T) {
+	if s.target.ClientHeader != "" {
+		t.Parallel()
+	}
+}
+
+// body kinds, for the §5 field checks of a 200 answer.
+const (
+	kindNone = iota
+	kindIndex
+	kindOpenAPI
+	kindList
+	kindLifePath
+	kindMatrix
+)
+
+// expect is what the contract requires of one response.
+type expect struct {
+	status int
+	file   string // 200/304: the tree file of the body
+	errKey string // errors: the EdgeConfig.Errors key
+	kind   int
+	date   [3]int // kindMatrix: the canonical date
+	number int    // kindLifePath
+}
+
+// tcase is one request and its expectation.
+type tcase struct {
+	name   string
+	method string
+	path   string // raw request target, sent as is
+	header map[string]string
+	want   expect
+	// static: a non-API path; only the status is the contract's.
+	static bool
+}
+
+func (s *suite) fileExpect(file string, kind int) expect {
+	if _, ok := s.files[file]; !ok || file == s.missing {
+		return expect{status: 500, errKey: manifest.ErrInternal}
+	}
+	return expect{status: 200, file: file, kind: kind}
+}
+
+func (s *suite) matrixExpect(d, m, y int) expect {
+	e := s.fileExpect(manifest.MatrixFile(d, m, y), kindMatrix)
+	e.date = [3]int{d, m, y}
+	return e
+}
+
+func (s *suite) lifePathExpect(n int) expect {
+	e := s.fileExpect(manifest.LifePathFile(n), kindLifePath)
+	e.number = n
+	return e
+}
+
+var (
+	invalidDate    = expect{status: 400, errKey: manifest.ErrInvalidDate}
+	numberNotFound = expect{status: 404, errKey: manifest.ErrNumberNotFound}
+	notFound       = expect{status: 404, errKey: manifest.ErrNotFound}
+	notAllowed     = expect{status: 405, errKey: manifest.ErrMethodNotAllowed}
+)
+
+func (s *suite) routeCases() []tcase {
+	p := s.m.Edge.Prefix
+	y := s.year
+	ys := strconv.Itoa(y)
+	mx := func(rest string) string { return p + "/matrix" + rest }
+	cases := []tcase{
+		{name: "index", path: p, want: s.fileExpect(manifest.IndexFile, kindIndex)},
+		{name: "index trailing slash", path: p + "/", want: s.fileExpect(manifest.IndexFile, kindIndex)},
+		{name: "index two trailing slashes", path: p + "//", want: notFound},
+		{name: "openapi", path: p + "/openapi.json", want: s.fileExpect(manifest.OpenAPIFile, kindOpenAPI)},
+		{name: "openapi trailing slash", path: p + "/openapi.json/", want: s.fileExpect(manifest.OpenAPIFile, kindOpenAPI)},
+		{name: "query ignored", path: p + "/life-path?x=1&y=%2F", want: s.fileExpect(manifest.ListFile, kindList)},
+
+		{name: "life-path list", path: p + "/life-path", want: s.fileExpect(manifest.ListFile, kindList)},
+		{name: "life-path list trailing slash", path: p + "/life-path/", want: s.fileExpect(manifest.ListFile, kindList)},
+		{name: "life-path list two trailing slashes", path: p + "/life-path//", want: numberNotFound},
+		{name: "life-path.json is not a route", path: p + "/life-path.json", want: notFound},
+		{name: "life-path 0", path: p + "/life-path/0", want: numberNotFound},
+		{name: "life-path 10", path: p + "/life-path/10", want: numberNotFound},
+		{name: "life-path 34", path: p + "/life-path/34", want: numberNotFound},
+		{name: "life-path 12", path: p + "/life-path/12", want: numberNotFound},
+		{name: "life-path percent-encoded 1", path: p + "/life-path/%31", want: numberNotFound},
+		{name: "life-path non-numeric", path: p + "/life-path/seven", want: numberNotFound},
+		{name: "life-path negative", path: p + "/life-path/-1", want: numberNotFound},
+		{name: "life-path plus sign", path: p + "/life-path/+1", want: numberNotFound},
+		{name: "life-path exponent", path: p + "/life-path/1e1", want: numberNotFound},
+		{name: "life-path ten digits", path: p + "/life-path/0000000001", want: numberNotFound},
+		{name: "life-path extra segment", path: p + "/life-path/1/2", want: numberNotFound},
+		{name: "life-path 7 two trailing slashes", path: p + "/life-path/7//", want: numberNotFound},
+		{name: "life-path nine digits", path: p + "/life-path/000000011", want: s.lifePathExpect(11)},
+		{name: "life-path leading zero", path: p + "/life-path/07", want: s.lifePathExpect(7)},
+		{name: "life-path trailing slash", path: p + "/life-path/33/", want: s.lifePathExpect(33)},
+
+		{name: "unknown path", path: p + "/unknown", want: notFound},
+		{name: "edge.json not public", path: p + "/edge.json", want: notFound},
+		{name: "index.json not a route", path: p + "/index.json", want: notFound},
+		{name: "error body not public", path: p + "/errors/not-found.json", want: notFound},
+		{name: "record file path not a route", path: p + "/life-path/7.json", want: numberNotFound},
+		{name: "case sensitive", path: p + "/MATRIX/1/1/" + ys, want: notFound},
+		{name: "percent-encoded route name", path: p + "/%6Datrix/1/1/" + ys, want: notFound},
+		{name: "matrix prefix word", path: p + "/matrixx/1/1/" + ys, want: notFound},
+
+		{name: "matrix", path: mx("/15/5/" + ys), want: s.matrixExpect(15, 5, y)},
+		{name: "matrix leading zeros", path: mx("/05/05/" + ys), want: s.matrixExpect(5, 5, y)},
+		{name: "matrix nine digits", path: mx("/000000001/000000012/" + ys), want: s.matrixExpect(1, 12, y)},
+		{name: "matrix leading zeros year", path: mx("/1/1/00000" + ys), want: s.matrixExpect(1, 1, y)},
+		{name: "matrix trailing slash", path: mx("/1/1/" + ys + "/"), want: s.matrixExpect(1, 1, y)},
+		{name: "matrix query", path: mx("/2/1/"+ys) + "?date=1.1.1900", want: s.matrixExpect(2, 1, y)},
+		{name: "matrix first date", path: mx("/1/1/" + strconv.Itoa(s.m.Edge.FirstYear)), want: s.matrixExpect(1, 1, s.m.Edge.FirstYear)},
+		{name: "matrix last date", path: mx("/31/12/" + strconv.Itoa(s.m.Edge.LastYear)), want: s.matrixExpect(31, 12, s.m.Edge.LastYear)},
+		{name: "matrix 29.02.2000", path: mx("/29/2/2000"), want: s.matrixExpect(29, 2, 2000)},
+		{name: "matrix 29.02.1900", path: mx("/29/2/1900"), want: invalidDate},
+		{name: "matrix 29.02.2100", path: mx("/29/2/2100"), want: invalidDate},
+		{name: "matrix 30.02", path: mx("/30/2/" + ys), want: invalidDate},
+		{name: "matrix 31.04", path: mx("/31/4/" + ys), want: invalidDate},
+		{name: "matrix day 0", path: mx("/0/1/" + ys), want: invalidDate},
+		{name: "matrix day 32", path: mx("/32/1/" + ys), want: invalidDate},
+		{name: "matrix month 0", path: mx("/1/0/" + ys), want: invalidDate},
+		{name: "matrix month 13", path: mx("/1/13/" + ys), want: invalidDate},
+		{name: "matrix year 1899", path: mx("/31/12/1899"), want: invalidDate},
+		{name: "matrix year 2101", path: mx("/1/1/2101"), want: invalidDate},
+		{name: "matrix year 0", path: mx("/1/1/0"), want: invalidDate},
+		{name: "matrix ten digits", path: mx("/0000000001/1/" + ys), want: invalidDate},
+		{name: "matrix non-numeric day", path: mx("/a/1/" + ys), want: invalidDate},
+		{name: "matrix non-numeric month", path: mx("/1/may/" + ys), want: invalidDate},
+		{name: "matrix non-numeric year", path: mx("/1/1/20x0"), want: invalidDate},
+		{name: "matrix negative", path: mx("/-1/1/" + ys), want: invalidDate},
+		{name: "matrix plus sign", path: mx("/+1/1/" + ys), want: invalidDate},
+		{name: "matrix percent-encoded digit", path: mx("/%31/1/" + ys), want: invalidDate},
+		{name: "matrix percent-encoded slashes", path: mx("/1%2F1%2F" + ys), want: invalidDate},
+		{name: "matrix percent-encoded dot segment", path: mx("/1/%2e/" + ys), want: invalidDate},
+		{name: "matrix percent-encoded dot-dot", path: mx("/1/1/" + ys + "/%2e%2e"), want: invalidDate},
+		{name: "matrix space", path: mx("/1/1/%20" + ys), want: invalidDate},
+		{name: "matrix itself", path: mx(""), want: invalidDate},
+		{name: "matrix slash", path: mx("/"), want: invalidDate},
+		{name: "matrix two slashes", path: mx("//"), want: invalidDate},
+		{name: "matrix two segments", path: mx("/1/1"), want: invalidDate},
+		{name: "matrix one segment", path: mx("/1"), want: invalidDate},
+		{name: "matrix four segments", path: mx("/1/1/" + ys + "/1"), want: invalidDate},
+		{name: "matrix empty day", path: mx("//1/" + ys), want: invalidDate},
+		{name: "matrix empty month", path: mx("/1//" + ys), want: invalidDate},
+		{name: "matrix empty year", path: mx("/1/1/"), want: invalidDate},
+		{name: "matrix two trailing slashes", path: mx("/1/1/" + ys + "//"), want: invalidDate},
+
+		{name: "outside the prefix", path: p + "x", static: true, want: expect{status: 404}},
+		{name: "outside the prefix matrix", path: "/matrix/1/1/" + ys + "/unknown-page", static: true, want: expect{status: 404}},
+	}
+	// Every life path number, and HEAD of each kind.
+	for _, n := range s.m.Edge.ValidNumbers {
+		cases = append(cases, tcase{name: "life-path " + strconv.Itoa(n), path: p + "/life-path/" + strconv.Itoa(n), want: s.lifePathExpect(n)})
+	}
+	for _, c := range []tcase{
+		{name: "HEAD matrix", path: mx("/15/5/" + ys), want: s.matrixExpect(15, 5, y)},
+		{name: "HEAD life-path", path: p + "/life-path/7", want: s.lifePathExpect(7)},
+		{name: "HEAD invalid date", path: mx("/30/2/" + ys), want: invalidDate},
+		{name: "HEAD number not found", path: p + "/life-path/10", want: numberNotFound},
+		{name: "HEAD not found", path: p + "/nope", want: notFound},
+	} {
+		c.method = http.MethodHead
+		cases = append(cases, c)
+	}
+	return cases
+}
+
+func (s *suite) methodCases() []tcase {
+	p := s.m.Edge.Prefix
+	ys := strconv.Itoa(s.year)
+	paths := []struct{ name, path string }{
+		{"matrix", p + "/matrix/15/5/" + ys},
+		{"invalid date", p + "/matrix/30/2/" + ys},
+		{"life-path", p + "/life-path/7"},
+		{"index", p},
+		{"unknown", p + "/unknown"},
+	}
+	var cases []tcase
+	for _, m := range []string{"POST", "PUT", "DELETE", "PATCH", "PROPFIND", "FOO"} {
+		for _, q := range paths {
+			cases = append(cases, tcase{name: m + " " + q.name, method: m, path: q.path, want: notAllowed})
+		}
+	}
+	return cases
+}
+
+func (s *suite) conditionalCases() []tcase {
+	p := s.m.Edge.Prefix
+	ys := strconv.Itoa(s.year)
+	path := p + "/matrix/15/5/" + ys
+	want := s.matrixExpect(15, 5, s.year)
+	lp := s.lifePathExpect(7)
+	etag := func(file string) string {
+		if f, ok := s.files[file]; ok {
+			return f.ETag()
+		}
+		return `"absent"`
+	}
+	et := etag(want.file)
+	not := func(e expect) expect {
+		if e.status == 200 {
+			e.status = 304
+		}
+		return e
+	}
+	return []tcase{
+		{name: "matching etag", path: path, header: map[string]string{"If-None-Match": et}, want: not(want)},
+		{name: "weak etag", path: path, header: map[string]string{"If-None-Match": "W/" + et}, want: not(want)},
+		{name: "list of etags", path: path, header: map[string]string{"If-None-Match": `"0000", ` + et + `, "ffff"`}, want: not(want)},
+		{name: "star", path: path, header: map[string]string{"If-None-Match": "*"}, want: not(want)},
+		{name: "HEAD matching etag", method: http.MethodHead, path: path, header: map[string]string{"If-None-Match": et}, want: not(want)},
+		{name: "leading zeros same etag", path: p + "/matrix/015/05/" + ys, header: map[string]string{"If-None-Match": et}, want: not(want)},
+		{name: "life-path matching etag", path: p + "/life-path/7", header: map[string]string{"If-None-Match": etag(lp.file)}, want: not(lp)},
+		{name: "other etag", path: path, header: map[string]string{"If-None-Match": `"0123456789abcdef"`}, want: want},
+		{name: "etag of another record", path: p + "/life-path/7", header: map[string]string{"If-None-Match": et}, want: lp},
+		{name: "unquoted etag", path: path, header: map[string]string{"If-None-Match": strings.Trim(et, `"`)}, want: want},
+		{name: "error ignores etag", path: p + "/matrix/30/2/" + ys, header: map[string]string{"If-None-Match": "*"}, want: invalidDate},
+	}
+}
+
+func (s *suite) preflightCases() []tcase {
+	p := s.m.Edge.Prefix
+	ys := strconv.Itoa(s.year)
+	pf := expect{status: 204}
+	h := map[string]string{"Origin": "https://example.org", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "if-none-match"}
+	var cases []tcase
+	for _, q := range []struct{ name, path string }{
+		{"index", p},
+		{"matrix", p + "/matrix/15/5/" + ys},
+		{"invalid date", p + "/matrix/30/2/" + ys},
+		{"life-path", p + "/life-path/7"},
+		{"number not found", p + "/life-path/99"},
+		{"unknown", p + "/unknown"},
+	} {
+		cases = append(cases, tcase{name: q.name, method: http.MethodOptions, path: q.path, header: h, want: pf})
+	}
+	cases = append(cases, tcase{name: "without CORS headers", method: http.MethodOptions, path: p + "/life-path", want: pf})
+	return cases
+}
+
+// response is a response read in full.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+	at     time.Time // when it was received
+}
+
+// clientAddr returns a fresh client address (IPv4 from 198.18.0.0/15).
+func (s *suite) clientAddr() string {
+	n := s.nextIP.Add(1)
+	return fmt.Sprintf("198.%d.%d.%d", 18+(n>>16)&1, (n>>8)&0xff, n&0xff)
+}
+
+// do sends a raw request as a fresh client; when all requests share one bucket, it first
+// waits for room in it.
+func (s *suite) do(t *testing.T, method, raw string, header map[string]string) response {
+	t.Helper()
+	if s.target.ClientHeader == "" && method != http.MethodOptions && s.rateLimited(raw) {
+		s.sharedBudget()
+	}
+	return s.send(t, method, raw, header, "")
+}
+
+// send sends a raw request target as is, as the given client ("" for a fresh one).
+func (s *suite) send(t *testing.T, method, raw string, header map[string]string, client string) response {
+	t.Helper()
+	if method == "" {
+		method = http.MethodGet
+	}
+	req, err := http.NewRequest(method, s.target.BaseURL+"/", nil)
+	if err != nil {
+		t.Fatalf("new request: %v", err)
+	}
+	req.URL = &url.URL{Scheme: s.base.Scheme, Host: s.base.Host, Opaque: raw}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	if s.target.ClientHeader != "" {
+		if client == "" {
+			client = s.clientAddr()
+		}
+		req.Header.Set(s.target.ClientHeader, client)
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, raw, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: read body: %v", method, raw, err)
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: body, at: time.Now()}
+}
+
+func (s *suite) rateLimited(raw string) bool {
+	p := s.m.Edge.RateLimit.PathPrefix
+	if i := strings.IndexByte(raw, '?'); i >= 0 {
+		raw = raw[:i]
+	}
+	return strings.HasPrefix(raw, p) && (len(raw) == len(p) || raw[len(p)] == '/')
+}
+
+// sharedBudget keeps the suite's own matrix requests under the limit when every request
+// shares one bucket: it waits until the oldest of a full window has left it.
+func (s *suite) sharedBudget() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	cut := now.Add(-s.target.RateWindow)
+	for len(s.shared) > 0 && s.shared[0].Before(cut) {
+		s.shared = s.shared[1:]
+	}
+	if len(s.shared) >= s.target.RateLimit-1 {
+		wait := s.shared[0].Add(s.target.RateWindow + 250*time.Millisecond).Sub(now)
+		time.Sleep(wait)
+		s.shared = s.shared[1:]
+	}
+	s.shared = append(s.shared, time.Now())
+}
+
+// drainShared waits until none of the suite's earlier matrix requests is in the window.
+func (s *suite) drainShared() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n := len(s.shared); n > 0 {
+		time.Sleep(time.Until(s.shared[n-1].Add(s.target.RateWindow + 250*time.Millisecond)))
+		s.shared = nil
+	}
+}
+
+// check sends one case and checks the response against the contract.
+func (s *suite) check(t *testing.T, c tcase) {
+	t.Helper()
+	r := s.do(t, c.method, c.path, c.header)
+	s.checkResponse(t, c.method, c.path, r, c.want, c.static)
+}
+
+func (s *suite) checkResponse(t *testing.T, method, path string, r response, want expect, static bool) {
+	t.Helper()
+	if method == "" {
+		method = http.MethodGet
+	}
+	what := method + " " + path
+	if r.status != want.status {
+		t.Fatalf("%s: status %d, want %d (body %.200q)", what, r.status, want.status, r.body)
+	}
+	if static {
+		return
+	}
+	hs := s.m.Edge.Headers
+	head := method == http.MethodHead
+	switch want.status {
+	case 204:
+		s.headersExactly(t, what, r.header, hs.Preflight)
+		for _, k := range []string{"Content-Type", "Cache-Control", "ETag", "Retry-After", "Allow", "Access-Control-Expose-Headers"} {
+			if _, ok := hs.Preflight[k]; !ok {
+				absent(t, what, r.header, k)
+			}
+		}
+		if len(r.body) != 0 {
+			t.Errorf("%s: 204 with a body of %d bytes", what, len(r.body))
+		}
+	case 200, 304:
+		common := hs.Common
+		if want.status == 304 {
+			// RFC 9110 §15.4.5: a 304 should not carry representation metadata other than
+			// the validators and caching headers, and Go's net/http drops Content-Type on
+			// it; when present it must be the 200's.
+			common = maps.Clone(hs.Common)
+			if ct, ok := common["Content-Type"]; ok && r.header.Get("Content-Type") == "" {
+				delete(common, "Content-Type")
+			} else if ok && r.header.Get("Content-Type") != ct {
+				t.Errorf("%s: 304 Content-Type %q, want none or %q", what, r.header.Get("Content-Type"), ct)
+			}
+		}
+		s.headers(t, what, r.header, common, hs.ByStatus[strconv.Itoa(want.status)])
+		f := s.files[want.file]
+		if got := r.header.Get("ETag"); got != f.ETag() {
+			t.Errorf("%s: ETag %q, want %q", what, got, f.ETag())
+		}
+		absent(t, what, r.header, "Retry-After")
+		absent(t, what, r.header, "Allow")
+		if want.status == 304 {
+			if len(r.body) != 0 {
+				t.Errorf("%s: 304 with a body of %d bytes", what, len(r.body))
+			}
+			return
+		}
+		if got := r.header.Get("Content-Length"); got != strconv.FormatInt(f.Size, 10) {
+			t.Errorf("%s: Content-Length %q, want %d", what, got, f.Size)
+		}
+		if head {
+			if len(r.body) != 0 {
+				t.Errorf("%s: HEAD with a body of %d bytes", what, len(r.body))
+			}
+			return
+		}
+		wantBody, err := os.ReadFile(filepath.Join(s.target.TreeDir, filepath.FromSlash(want.file)))
+		if err != nil {
+			t.Fatalf("%s: read the tree's file: %v", what, err)
+		}
+		if !bytes.Equal(r.body, wantBody) {
+			t.Fatalf("%s: body differs from %s (%d bytes, want %d)", what, want.file, len(r.body), len(wantBody))
+		}
+		s.checkBody(t, what, r.body, want)
+	default:
+		e, ok := s.m.Edge.Errors[want.errKey]
+		if !ok {
+			t.Fatalf("%s: the manifest has no %s error", what, want.errKey)
+		}
+		if e.Status != want.status {
+			t.Fatalf("%s: error %s has status %d in the manifest, want %d", what, want.errKey, e.Status, want.status)
+		}
+		s.headers(t, what, r.header, hs.Common, hs.ByStatus[strconv.Itoa(want.status)])
+		absent(t, what, r.header, "ETag")
+		if want.status != 429 {
+			absent(t, what, r.header, "Retry-After")
+		}
+		if _, ok := hs.ByStatus[strconv.Itoa(want.status)]["Allow"]; !ok {
+			absent(t, what, r.header, "Allow")
+		}
+		if got := r.header.Get("Content-Length"); got != "" && got != strconv.Itoa(len(e.Body)) {
+			t.Errorf("%s: Content-Length %q, want %d", what, got, len(e.Body))
+		}
+		if head {
+			if len(r.body) != 0 {
+				t.Errorf("%s: HEAD with a body of %d bytes", what, len(r.body))
+			}
+			return
+		}
+		if string(r.body) != e.Body {
+			t.Fatalf("%s: body %q, want the prebuilt %s body %q", what, r.body, want.errKey, e.Body)
+		}
+		checkErrorBody(t, what, r.body, want.status, s.m.Edge.ValidNumbers)
+	}
+}
+
+// headers checks that every header of the sets is present with exactly its value.
+func (s *suite) headers(t *testing.T, what string, h http.Header, sets ...map[string]string) {
+	t.Helper()
+	for _, set := range sets {
+		for k, v := range set {
+			if got := h.Values(k); len(got) != 1 || got[0] != v {
+				t.Errorf("%s: header %s = %q, want %q", what, k, got, v)
+			}
+		}
+	}
+}
+
+// headersExactly checks the set like headers and that no other header is added but those
+// of the transport (Date, Server, Connection, …) and of Cloudflare.
+func (s *suite) headersExactly(t *testing.T, what string, h http.Header, set map[string]string) {
+	t.Helper()
+	s.headers(t, what, h, set)
+	for k := range h {
+		if _, ok := set[k]; ok {
+			continue
+		}
+		found := false
+		for sk := range set {
+			if http.CanonicalHeaderKey(sk) == k {
+				found = true
+			}
+		}
+		if !found && strings.HasPrefix(k, "Access-Control-") {
+			t.Errorf("%s: unexpected header %s: %q", what, k, h.Values(k))
+		}
+	}
+}
+
+func absent(t *testing.T, what string, h http.Header, k string) {
+	t.Helper()
+	if v := h.Values(k); len(v) > 0 {
+		t.Errorf("%s: header %s = %q, want none", what, k, v)
+	}
+}
+
+// testMissingFile checks that a deleted matrix file gives 500 for its date only.
+func (s *suite) testMissingFile(t *testing.T) {
+	d, m, y, _ := parseDate(s.target.MissingMatrixFile)
+	p := s.m.Edge.Prefix + "/matrix/"
+	internal := expect{status: 500, errKey: manifest.ErrInternal}
+	for _, c := range []tcase{
+		{name: "GET", path: fmt.Sprintf("%s%d/%d/%d", p, d, m, y), want: internal},
+		{name: "leading zeros", path: fmt.Sprintf("%s%02d/%02d/%d", p, d, m, y), want: internal},
+		{name: "HEAD", method: http.MethodHead, path: fmt.Sprintf("%s%d/%d/%d", p, d, m, y), want: internal},
+		{name: "with its ETag", path: fmt.Sprintf("%s%d/%d/%d", p, d, m, y), want: internal,
+			header: map[string]string{"If-None-Match": s.files[s.missing].ETag()}},
+		{name: "another date of the year", path: fmt.Sprintf("%s%d/%d/%d", p, 1+d%28, 1+m%12, y), want: s.matrixExpect(1+d%28, 1+m%12, y)},
+		{name: "life-path", path: s.m.Edge.Prefix + "/life-path/7", want: s.lifePathExpect(7)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.name == "with its ETag" && s.files[s.missing] == nil {
+				t.Fatalf("%s is not in the manifest", s.missing)
+			}
+			s.check(t, c)
+		})
+	}
+}
+
+// testRateLimit checks §3's limit: the first RateLimit matrix requests of a client in a
+// window are admitted whatever their method or validity, the next gets 429 with
+// Retry-After, OPTIONS and other routes are not counted, IPv6 clients share a /64, and a
+// request after Retry-After seconds is admitted.
+func (s *suite) testRateLimit(t *testing.T) {
+	if s.target.ClientHeader == "" {
+		s.drainShared()
+	} else {
+		t.Parallel()
+	}
+	p := s.m.Edge.Prefix
+	ys := strconv.Itoa(s.year)
+	limit := s.target.RateLimit
+	tooMany := expect{status: 429, errKey: manifest.ErrTooManyRequests}
+	// burst sends limit requests as client, mixing valid, invalid and other methods, all admitted.
+	burst := func(t *testing.T, client string) {
+		t.Helper()
+		for i := range limit {
+			var r response
+			switch i % 4 {
+			case 0:
+				r = s.doRaw(t, http.MethodGet, fmt.Sprintf("%s/matrix/%d/%d/%s", p, 1+i%28, 1+i%12, ys), client)
+			case 1:
+				r = s.doRaw(t, http.MethodGet, p+"/matrix/30/2/"+ys, client)
+			case 2:
+				r = s.doRaw(t, http.MethodPost, p+"/matrix", client)
+			default:
+				r = s.doRaw(t, http.MethodHead, fmt.Sprintf("%s/matrix/0%d/1/%s/", p, 1+i%9, ys), client)
+			}
+			if r.status == 429 {
+				t.Fatalf("request %d of %d in the window: 429, want admitted", i+1, limit)
+			}
+		}
+	}
+	retryAfter := func(t *testing.T, r response) int {
+		t.Helper()
+		v := r.header.Values("Retry-After")
+		if len(v) != 1 {
+			t.Fatalf("429: Retry-After %q, want one value", v)
+		}
+		n, err := strconv.Atoi(v[0])
+		if err != nil || n < 1 || time.Duration(n)*time.Second > s.target.RateWindow {
+			t.Fatalf("429: Retry-After %q, want whole seconds in [1, %v]", v[0], s.target.RateWindow)
+		}
+		return n
+	}
+
+	t.Run("61st request", func(t *testing.T) {
+		if s.target.ClientHeader != "" {
+			t.Parallel()
+		}
+		c := s.clientAddr()
+		for range limit + 3 {
+			r := s.doRaw(t, http.MethodOptions, p+"/matrix/1/1/"+ys, c)
+			if r.status != 204 {
+				t.Fatalf("OPTIONS: status %d, want 204 (not counted)", r.status)
+			}
+		}
+		burst(t, c)
+		path := p + "/matrix/15/5/" + ys
+		r := s.doRaw(t, http.MethodGet, path, c)
+		s.checkResponse(t, "GET", path, r, tooMany, false)
+		retryAfter(t, r)
+		r = s.doRaw(t, http.MethodGet, p+"/matrix/not-a-date", c)
+		s.checkResponse(t, "GET", p+"/matrix/not-a-date", r, tooMany, false)
+		r = s.doRaw(t, http.MethodDelete, p+"/matrix/1/1/"+ys, c)
+		s.checkResponse(t, "DELETE", p+"/matrix/1/1/"+ys, r, tooMany, false)
+		r = s.doRaw(t, http.MethodHead, path, c)
+		s.checkResponse(t, "HEAD", path, r, tooMany, false)
+		r = s.doRaw(t, http.MethodOptions, path, c)
+		s.checkResponse(t, "OPTIONS", path, r, expect{status: 204}, false)
+		r = s.doRaw(t, http.MethodGet, p+"/life-path/7", c)
+		s.checkResponse(t, "GET", p+"/life-path/7", r, s.lifePathExpect(7), false)
+		if s.target.ClientHeader != "" {
+			other := s.doRaw(t, http.MethodGet, path, s.clientAddr())
+			s.checkResponse(t, "GET (another client)", path, other, s.matrixExpect(15, 5, s.year), false)
+		}
+	})
+	if s.target.ClientHeader != "" {
+		t.Run("IPv6 grouped by /64", func(t *testing.T) {
+			t.Parallel()
+			n := s.nextIP.Add(1)
+			burst(t, fmt.Sprintf("2001:db8:%x:%x::1", n>>16, n&0xffff))
+			path := p + "/matrix/15/5/" + ys
+			r := s.doRaw(t, http.MethodGet, path, fmt.Sprintf("2001:db8:%x:%x:ffff:ffff:ffff:fffe", n>>16, n&0xffff))
+			s.checkResponse(t, "GET (same /64)", path, r, tooMany, false)
+			r = s.doRaw(t, http.MethodGet, path, fmt.Sprintf("2001:db8:%x:%x::1", n>>16, (n&0xffff)^0x8000))
+			s.checkResponse(t, "GET (next /64)", path, r, s.matrixExpect(15, 5, s.year), false)
+		})
+	}
+	t.Run("Retry-After honoured", func(t *testing.T) {
+		if s.target.ClientHeader != "" {
+			t.Parallel()
+		} else {
+			s.drainShared()
+		}
+		c := s.clientAddr()
+		burst(t, c)
+		path := p + "/matrix/15/5/" + ys
+		r := s.doRaw(t, http.MethodGet, path, c)
+		s.checkResponse(t, "GET", path, r, tooMany, false)
+		wait := time.Duration(retryAfter(t, r)) * time.Second
+		if s.target.ExactRetryAfter {
+			time.Sleep(time.Until(r.at.Add(wait - time.Second)))
+			early := s.doRaw(t, http.MethodGet, path, c)
+			s.checkResponse(t, "GET one second before Retry-After", path, early, tooMany, false)
+		}
+		time.Sleep(time.Until(r.at.Add(wait)))
+		late := s.doRaw(t, http.MethodGet, path, c)
+		s.checkResponse(t, "GET after Retry-After", path, late, s.matrixExpect(15, 5, s.year), false)
+	})
+}
+
+// doRaw sends a request as client, outside the suite's shared-bucket budget: the
+// rate-limit tests exhaust the bucket on purpose.
+func (s *suite) doRaw(t *testing.T, method, raw, client string) response {
+	t.Helper()
+	if s.target.ClientHeader == "" && method != http.MethodOptions && s.rateLimited(raw) {
+		s.mu.Lock()
+		s.shared = append(s.shared, time.Now())
+		s.mu.Unlock()
+	}
+	return s.send(t, method, raw, nil, client)
+}
+
+// checkBody checks the §5 fields of a 200 body.
+func (s *suite) checkBody(t *testing.T, what string, body []byte, want expect) {
+	t.Helper()
+	if !bytes.HasSuffix(body, []byte("}\n")) && !bytes.HasSuffix(body, []byte("]\n")) {
+		t.Errorf("%s: body does not end with one newline", what)
+	}
+	site := s.m.SiteURL
+	switch want.kind {
+	case kindIndex:
+		var v map[string]any
+		if err := json.Unmarshal(body, &v); err != nil {
+			t.Errorf("%s: index: %v", what, err)
+		}
+	case kindOpenAPI:
+		var v struct {
+			OpenAPI string `json:"openapi"`
+		}
+		if err := json.Unmarshal(body, &v); err != nil || !strings.HasPrefix(v.OpenAPI, "3.1") {
+			t.Errorf("%s: openapi %q, want 3.1.x (%v)", what, v.OpenAPI, err)
+		}
+	case kindList:
+		var items []map[string]any
+		if err := json.Unmarshal(body, &items); err != nil {
+			t.Fatalf("%s: list: %v", what, err)
+		}
+		if len(items) != len(s.m.Edge.ValidNumbers) {
+			t.Fatalf("%s: %d items, want %d", what, len(items), len(s.m.Edge.ValidNumbers))
+		}
+		for i, it := range items {
+			n := s.m.Edge.ValidNumbers[i]
+			if it["number"] != float64(n) {
+				t.Errorf("%s: item %d number %v, want %d", what, i, it["number"], n)
+			}
+			for _, k := range []string{"archetype", "tagline", "short_description", "url", "source_url"} {
+				isString(t, what, it, k)
+			}
+			if it["url"] != s.m.APIBase+"/life-path/"+strconv.Itoa(n) {
+				t.Errorf("%s: item %d url %v", what, i, it["url"])
+			}
+		}
+		keysInOrder(t, what+" item", firstElement(t, body), "number", "archetype", "tagline", "short_description", "url", "source_url")
+	case kindLifePath:
+		keysInOrder(t, what, body, "number", "archetype", "tagline", "short_description", "description", "traits",
+			"weaknesses", "career", "love", "advice", "famous_people", "source_url", "suggested_citation", "license",
+			"license_url", "attribution", "attribution_html", "api_version")
+		var v map[string]any
+		if err := json.Unmarshal(body, &v); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if v["number"] != float64(want.number) {
+			t.Errorf("%s: number %v, want %d", what, v["number"], want.number)
+		}
+		for _, k := range []string{"archetype", "tagline", "short_description", "description", "love", "advice", "suggested_citation", "attribution", "attribution_html"} {
+			isString(t, what, v, k)
+		}
+		for _, k := range []string{"traits", "weaknesses", "career"} {
+			arr, ok := v[k].([]any)
+			if !ok {
+				t.Errorf("%s: %s is %T, want an array of strings", what, k, v[k])
+			}
+			for _, e := range arr {
+				if _, ok := e.(string); !ok {
+					t.Errorf("%s: %s holds %T, want strings", what, k, e)
+				}
+			}
+		}
+		people, ok := v["famous_people"].([]any)
+		if !ok {
+			t.Errorf("%s: famous_people is %T, want an array", what, v["famous_people"])
+		}
+		for _, p := range people {
+			pm, ok := p.(map[string]any)
+			if !ok {
+				t.Errorf("%s: famous_people holds %T", what, p)
+				continue
+			}
+			isString(t, what+" famous_people", pm, "name")
+			isString(t, what+" famous_people", pm, "field")
+		}
+		equal(t, what, v, "source_url", site+"/life-path/"+strconv.Itoa(want.number))
+		s.checkLicence(t, what, v)
+	case kindMatrix:
+		keysInOrder(t, what, body, "input", "matrix", "suggested_citation", "source_url", "details_url", "license",
+			"license_url", "attribution", "attribution_html", "api_version")
+		var v map[string]any
+		if err := json.Unmarshal(body, &v); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		d, m, y := want.date[0], want.date[1], want.date[2]
+		in, _ := v["input"].(map[string]any)
+		if in["day"] != float64(d) || in["month"] != float64(m) || in["year"] != float64(y) {
+			t.Errorf("%s: input %v, want %d.%d.%d", what, v["input"], d, m, y)
+		}
+		var raw struct {
+			Matrix json.RawMessage `json:"matrix"`
+		}
+		_ = json.Unmarshal(body, &raw)
+		keysInOrder(t, what+" matrix", raw.Matrix, "personal", "social", "soul", "body", "spirit", "center", "talents",
+			"karma", "money", "relationships", "destiny", "purpose")
+		mx, _ := v["matrix"].(map[string]any)
+		for k, pos := range mx {
+			pm, _ := pos.(map[string]any)
+			a, ok := pm["arcana"].(float64)
+			if !ok || a != float64(int(a)) || a < 1 || a > 22 {
+				t.Errorf("%s: matrix.%s.arcana %v, want an int 1–22", what, k, pm["arcana"])
+			}
+			for _, f := range []string{"name", "keyword", "emoji"} {
+				isString(t, what+" matrix."+k, pm, f)
+			}
+		}
+		cit, _ := v["suggested_citation"].(string)
+		if !strings.Contains(cit, fmt.Sprintf("%02d.%02d.%04d", d, m, y)) {
+			t.Errorf("%s: suggested_citation %q lacks the date", what, cit)
+		}
+		equal(t, what, v, "source_url", site+"/matrix")
+		equal(t, what, v, "details_url", fmt.Sprintf("%s/matrix/details?date=%04d-%02d-%02d", site, y, m, d))
+		s.checkLicence(t, what, v)
+	}
+}
+
+func (s *suite) checkLicence(t *testing.T, what string, v map[string]any) {
+	t.Helper()
+	equal(t, what, v, "license", "CC-BY 4.0")
+	equal(t, what, v, "license_url", "https://creativecommons.org/licenses/by/4.0/")
+	equal(t, what, v, "api_version", s.m.APIVersion)
+	isString(t, what, v, "attribution")
+	if h, _ := v["attribution_html"].(string); !strings.HasPrefix(h, `<a href="`) || !strings.Contains(h, `rel="nofollow noopener"`) {
+		t.Errorf("%s: attribution_html %q", what, h)
+	}
+}
+
+func checkErrorBody(t *testing.T, what string, body []byte, status int, valid []int) {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("%s: error body: %v", what, err)
+	}
+	texts := map[int]string{400: "Invalid date", 405: "Method not allowed", 429: "Too many requests", 500: "Internal error"}
+	want, ok := texts[status]
+	if status == 404 {
+		want, ok = "Not found", true
+		if _, has := v["valid_numbers"]; has {
+			want = "Number not found"
+		}
+	}
+	if ok {
+		equal(t, what, v, "error", want)
+	}
+	if v["status"] != float64(status) {
+		t.Errorf("%s: status field %v, want %d", what, v["status"], status)
+	}
+	isString(t, what, v, "message")
+	if want == "Number not found" {
+		nums, _ := v["valid_numbers"].([]any)
+		got := make([]int, 0, len(nums))
+		for _, n := range nums {
+			f, _ := n.(float64)
+			got = append(got, int(f))
+		}
+		if !slices.Equal(got, valid) {
+			t.Errorf("%s: valid_numbers %v, want %v", what, got, valid)
+		}
+		keysInOrder(t, what, body, "error", "status", "message", "valid_numbers")
+	} else {
+		keysInOrder(t, what, body, "error", "status", "message")
+	}
+}
+
+func isString(t *testing.T, what string, v map[string]any, k string) {
+	t.Helper()
+	if s, ok := v[k].(string); !ok || s == "" {
+		t.Errorf("%s: %s is %T %v, want a non-empty string", what, k, v[k], v[k])
+	}
+}
+
+func equal(t *testing.T, what string, v map[string]any, k, want string) {
+	t.Helper()
+	if v[k] != want {
+		t.Errorf("%s: %s = %v, want %q", what, k, v[k], want)
+	}
+}
+
+// keysInOrder checks that a JSON object has exactly these keys, in this order.
+func keysInOrder(t *testing.T, what string, obj []byte, keys ...string) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Errorf("%s: not a JSON object", what)
+		return
+	}
+	var got []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Errorf("%s: %v", what, err)
+			return
+		}
+		got = append(got, tok.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Errorf("%s: %v", what, err)
+			return
+		}
+	}
+	if !slices.Equal(got, keys) {
+		t.Errorf("%s: fields %v, want %v", what, got, keys)
+	}
+}
+
+func firstElement(t *testing.T, arr []byte) []byte {
+	t.Helper()
+	var items []json.RawMessage
+	if err := json.Unmarshal(arr, &items); err != nil || len(items) == 0 {
+		t.Fatalf("not a non-empty JSON array: %v", err)
+	}
+	return items[0]
+}

@@ -1,0 +1,37 @@
+package edge
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/opennumerology/numerology/edge/conformance"
+	"github.com/opennumerology/numerology/generator/manifest"
+)
+
+// TestConformance runs the shared suite against the server over a small tree, and over a
+// tree with one matrix file deleted. The two run in parallel: each waits once for a
+// Retry-After of up to a minute.
+func TestConformance(t *testing.T) {
+	t.Run("tree", func(t *testing.T) {
+		t.Parallel()
+		dir := genTree(t)
+		conformance.Run(t, conformance.Target{
+			BaseURL: startServer(t, newTestHandler(t, dir, nil)), TreeDir: dir,
+			RateLimit: 60, RateWindow: time.Minute, ClientHeader: "X-Test-Client", ExactRetryAfter: true,
+		})
+	})
+	t.Run("tree with a deleted file", func(t *testing.T) {
+		t.Parallel()
+		dir := genTree(t)
+		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(manifest.MatrixFile(14, 7, 2000)))); err != nil {
+			t.Fatal(err)
+		}
+		conformance.Run(t, conformance.Target{
+			BaseURL: startServer(t, newTestHandler(t, dir, nil)), TreeDir: dir,
+			RateLimit: 60, RateWindow: time.Minute, ClientHeader: "X-Test-Client", ExactRetryAfter: true,
+			MissingMatrixFile: "14/7/2000",
+		})
+	})
+}
