@@ -1,0 +1,498 @@
+package cloudflare
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/textproto"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	cf "github.com/cloudflare/cloudflare-go/v6"
+	"github.com/cloudflare/cloudflare-go/v6/cache"
+	"github.com/cloudflare/cloudflare-go/v6/option"
+	"github.com/cloudflare/cloudflare-go/v6/shared"
+	"github.com/cloudflare/cloudflare-go/v6/workers"
+)
+
+// Deployer applies plans to one Cloudflare account.
+type Deployer struct {
+	AccountID string
+	Token     string // the API token; never printed
+	// BaseURL replaces Cloudflare's API address (a fake in tests); empty means the real one.
+	BaseURL    string
+	HTTPClient *http.Client
+	// Concurrency bounds the upload buckets in flight (default 3).
+	Concurrency int
+	Retry       Retry
+	// Log receives retries and steps as plain lines; nil discards them.
+	Log io.Writer
+	// OnProgress is called after each uploaded bucket.
+	OnProgress func(Progress)
+}
+
+// Progress is the state of the upload.
+type Progress struct {
+	Buckets, TotalBuckets int
+	Files, TotalFiles     int
+	Bytes, TotalBytes     int64
+}
+
+// Result summarises an applied deploy.
+type Result struct {
+	Files         int   // assets in the new version
+	Bytes         int64 // their total size
+	UploadedFiles int
+	UploadedBytes int64
+	SkippedFiles  int // already on Cloudflare: not sent
+	SkippedBytes  int64
+	Buckets       int
+	VersionID     string
+	Routes        []string
+	Domains       []string
+	Purged        []string
+	Duration      time.Duration
+}
+
+// Apply publishes the plan: the upload session, the missing files, then one script upload
+// that switches the worker and its assets to the new version. Until that last call the live
+// worker is untouched, so an interrupted deploy leaves the previous version serving, and a
+// re-run uploads only what Cloudflare still lacks.
+func (d *Deployer) Apply(ctx context.Context, p *Plan) (*Result, error) {
+	red := &redactor{}
+	red.add(d.Token)
+	res, err := d.apply(ctx, p, red)
+	return res, red.err(err)
+}
+
+func (d *Deployer) apply(ctx context.Context, p *Plan, red *redactor) (*Result, error) {
+	start := time.Now()
+	if d.Token == "" {
+		return nil, ErrNoToken
+	}
+	if d.AccountID == "" {
+		return nil, ErrNoAccount
+	}
+	if err := p.Preflight(); err != nil {
+		return nil, err
+	}
+	opts := []option.RequestOption{
+		option.WithEnvironmentProduction(),
+		option.WithAPIToken(d.Token),
+		option.WithMaxRetries(0), // Retry below owns retries: jittered, bounded, logged
+	}
+	if d.BaseURL != "" {
+		opts = append(opts, option.WithBaseURL(d.BaseURL))
+	}
+	if d.HTTPClient != nil {
+		opts = append(opts, option.WithHTTPClient(d.HTTPClient))
+	}
+	// The services are built from explicit options rather than cf.NewClient, which would
+	// also pick up CLOUDFLARE_API_KEY and friends from the environment.
+	wk := workers.NewWorkerService(opts...)
+	a := &applier{d: d, p: p, wk: wk, red: red, res: &Result{Files: len(p.Assets), Bytes: p.Bytes}}
+	if a.d.Retry.Attempts == 0 {
+		a.d.Retry = DefaultRetry
+	}
+
+	// 1. The upload session: Cloudflare answers with the buckets of hashes it lacks.
+	manifestParam := make(map[string]workers.ScriptAssetUploadNewParamsManifest, len(p.Assets))
+	for _, as := range p.Assets {
+		manifestParam[as.Path] = workers.ScriptAssetUploadNewParamsManifest{Hash: cf.F(as.Hash), Size: cf.F(as.Size)}
+	}
+	var session *workers.ScriptAssetUploadNewResponse
+	err := a.call(ctx, "start the assets upload session", func() (err error) {
+		session, err = wk.Scripts.Assets.Upload.New(ctx, p.ScriptName, workers.ScriptAssetUploadNewParams{
+			AccountID: cf.F(d.AccountID), Manifest: cf.F(manifestParam),
+		})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	red.add(session.JWT)
+	a.logf("upload session: %d of %d files to upload in %d bucket(s)", countHashes(session.Buckets, p), len(p.Assets), len(session.Buckets))
+
+	// 2. The buckets, a few at a time; the last one answers with the completion token.
+	completion := session.JWT
+	if len(session.Buckets) > 0 {
+		completion, err = a.uploadBuckets(ctx, session.JWT, session.Buckets)
+		if err != nil {
+			return nil, err
+		}
+	}
+	a.res.SkippedFiles = len(p.Assets) - a.res.UploadedFiles
+	a.res.SkippedBytes = p.Bytes - a.res.UploadedBytes
+
+	// 3. The script with its assets and bindings: the new version goes live in one step.
+	version, err := a.uploadScript(ctx, completion)
+	if err != nil {
+		return nil, err
+	}
+	a.res.VersionID = version
+
+	// 4. Optional routes, custom domains and cache purge, once the version is live.
+	if err := a.bindRoutes(ctx); err != nil {
+		return a.res, err
+	}
+	if len(p.PurgePrefixes) > 0 {
+		cs := cache.NewCacheService(opts...)
+		err := a.call(ctx, "purge the cache", func() error {
+			_, err := cs.Purge(ctx, cache.CachePurgeParams{
+				ZoneID: cf.F(p.ZoneID),
+				Body:   cache.CachePurgeParamsBodyCachePurgeFlexPurgeByPrefixes{Prefixes: cf.F(p.PurgePrefixes)},
+			})
+			return err
+		})
+		if err != nil {
+			return a.res, err
+		}
+		a.res.Purged = p.PurgePrefixes
+	}
+	a.res.Duration = time.Since(start)
+	return a.res, nil
+}
+
+type applier struct {
+	d   *Deployer
+	p   *Plan
+	wk  *workers.WorkerService
+	red *redactor
+	res *Result
+	mu  sync.Mutex // guards res and progress while buckets upload
+}
+
+func (a *applier) logf(format string, args ...any) {
+	if a.d.Log != nil {
+		fmt.Fprintln(a.d.Log, a.red.text(fmt.Sprintf(format, args...)))
+	}
+}
+
+// call runs one API call with retries and turns token rejections into *AuthError.
+func (a *applier) call(ctx context.Context, what string, fn func() error) error {
+	log := func(s string) { a.logf("%s", s) }
+	err := a.d.Retry.do(ctx, what, log, fn)
+	if err == nil || errors.Is(err, context.Canceled) {
+		return err
+	}
+	if ae := classify(err); ae != err {
+		return ae
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+func countHashes(buckets [][]string, p *Plan) int {
+	n := 0
+	for _, b := range buckets {
+		n += len(b)
+	}
+	return n
+}
+
+// uploadBuckets sends every bucket with at most Concurrency in flight and returns the
+// completion token.
+func (a *applier) uploadBuckets(ctx context.Context, uploadJWT string, buckets [][]string) (string, error) {
+	byHash := make(map[string]*Asset, len(a.p.Assets))
+	for i := range a.p.Assets {
+		as := &a.p.Assets[i]
+		if _, dup := byHash[as.Hash]; !dup {
+			byHash[as.Hash] = as
+		}
+	}
+	total := Progress{TotalBuckets: len(buckets)}
+	for _, b := range buckets {
+		for _, h := range b {
+			total.TotalFiles++
+			if as := byHash[h]; as != nil {
+				total.TotalBytes += as.Size
+			}
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	conc := a.d.Concurrency
+	if conc <= 0 {
+		conc = 3
+	}
+	var (
+		wg         sync.WaitGroup
+		sem        = make(chan struct{}, conc)
+		firstErr   error
+		completion string
+		done       = total
+	)
+	done.Buckets, done.Files, done.Bytes = 0, 0, 0
+	a.report(done)
+	for i, bucket := range buckets {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			jwt, files, size, err := a.uploadBucket(ctx, uploadJWT, i, len(buckets), bucket, byHash)
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			if err != nil {
+				if firstErr == nil {
+					firstErr = err
+					cancel()
+				}
+				return
+			}
+			if jwt != "" {
+				completion = jwt
+			}
+			a.res.UploadedFiles += files
+			a.res.UploadedBytes += size
+			a.res.Buckets++
+			done.Buckets++
+			done.Files += files
+			done.Bytes += size
+			a.report(done)
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return "", firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	if completion == "" {
+		return "", errors.New("Cloudflare accepted every bucket but sent no completion token; run deploy again")
+	}
+	a.red.add(completion)
+	return completion, nil
+}
+
+func (a *applier) report(p Progress) {
+	if a.d.OnProgress != nil {
+		a.d.OnProgress(p)
+	}
+}
+
+// uploadBucket reads, checks and sends one bucket as a multipart form of base64 contents
+// keyed by hash, each part with its content type, authorised by the upload token.
+func (a *applier) uploadBucket(ctx context.Context, uploadJWT string, i, n int, bucket []string, byHash map[string]*Asset) (jwt string, files int, size int64, err error) {
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	for _, h := range bucket {
+		as := byHash[h]
+		if as == nil {
+			return "", 0, 0, fmt.Errorf("Cloudflare asked for hash %s, which is not in the manifest", h)
+		}
+		content, err := a.readAsset(as)
+		if err != nil {
+			return "", 0, 0, err
+		}
+		hdr := make(textproto.MIMEHeader)
+		hdr.Set("Content-Disposition", fmt.Sprintf(`form-data; name=%q; filename=%q`, h, h))
+		hdr.Set("Content-Type", as.ContentType)
+		part, err := mw.CreatePart(hdr)
+		if err != nil {
+			return "", 0, 0, fmt.Errorf("build bucket %d: %w", i+1, err)
+		}
+		enc := base64.NewEncoder(base64.StdEncoding, part)
+		enc.Write(content)
+		if err := enc.Close(); err != nil {
+			return "", 0, 0, fmt.Errorf("build bucket %d: %w", i+1, err)
+		}
+		files++
+		size += as.Size
+	}
+	if err := mw.Close(); err != nil {
+		return "", 0, 0, fmt.Errorf("build bucket %d: %w", i+1, err)
+	}
+	form, contentType := body.Bytes(), mw.FormDataContentType()
+	var res *workers.AssetUploadNewResponse
+	err = a.call(ctx, fmt.Sprintf("upload bucket %d of %d", i+1, n), func() (err error) {
+		// The SDK's map[string]string body would drop each file's content type, so the form
+		// built above replaces it; path, query, auth and envelope stay the SDK's.
+		res, err = a.wk.Assets.Upload.New(ctx, workers.AssetUploadNewParams{
+			AccountID: cf.F(a.d.AccountID),
+			Base64:    cf.F(workers.AssetUploadNewParamsBase64True),
+		}, option.WithAPIToken(uploadJWT), option.WithRequestBody(contentType, form))
+		return err
+	})
+	if err != nil {
+		var ae *AuthError
+		if errors.As(err, &ae) {
+			return "", 0, 0, fmt.Errorf("upload bucket %d of %d: Cloudflare rejected the upload token (HTTP %d: %s); the session may have expired: run deploy again", i+1, n, ae.Status, ae.Detail)
+		}
+		return "", 0, 0, err
+	}
+	return res.JWT, files, size, nil
+}
+
+// readAsset reads a file of the tree and checks it still matches the manifest.
+func (a *applier) readAsset(as *Asset) ([]byte, error) {
+	b, err := os.ReadFile(filepath.Join(a.p.Dir, filepath.FromSlash(as.File)))
+	if err != nil {
+		return nil, &TreeError{Err: fmt.Errorf("read %s: %w", as.File, err)}
+	}
+	sum := sha256.Sum256(b)
+	if int64(len(b)) != as.Size || hex.EncodeToString(sum[:]) != as.SHA256 {
+		return nil, &TreeError{Mismatch: true, Err: fmt.Errorf("%s does not match the manifest: the tree changed after generate (run numerology verify, or generate again)", as.File)}
+	}
+	return b, nil
+}
+
+// uploadScript uploads the worker module with its assets (completion token and routing
+// config) and bindings, and returns the new version's id.
+func (a *applier) uploadScript(ctx context.Context, completionJWT string) (string, error) {
+	w := a.p.Worker
+	cfg := workers.ScriptUpdateParamsMetadataAssetsConfig{}
+	if w.Assets.HTMLHandling != "" {
+		cfg.HTMLHandling = cf.F(workers.ScriptUpdateParamsMetadataAssetsConfigHTMLHandling(w.Assets.HTMLHandling))
+	}
+	if w.Assets.NotFoundHandling != "" {
+		cfg.NotFoundHandling = cf.F(workers.ScriptUpdateParamsMetadataAssetsConfigNotFoundHandling(w.Assets.NotFoundHandling))
+	}
+	if len(w.Assets.RunWorkerFirst) > 0 {
+		all, rules, _ := runWorkerFirst(w.Assets.RunWorkerFirst)
+		if rules != nil {
+			cfg.RunWorkerFirst = cf.F[workers.ScriptUpdateParamsMetadataAssetsConfigRunWorkerFirstUnion](workers.ScriptUpdateParamsMetadataAssetsConfigRunWorkerFirstArray(rules))
+		} else {
+			cfg.RunWorkerFirst = cf.F[workers.ScriptUpdateParamsMetadataAssetsConfigRunWorkerFirstUnion](shared.UnionBool(all))
+		}
+	}
+	if a.p.Headers != "" {
+		cfg.Headers = cf.F(a.p.Headers)
+	}
+	bindings := []workers.ScriptUpdateParamsMetadataBindingUnion{
+		workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindAssets{
+			Name: cf.F(w.Assets.Binding),
+			Type: cf.F(workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindAssetsTypeAssets),
+		},
+	}
+	for _, rl := range w.RateLimits {
+		bindings = append(bindings, workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindRatelimit{
+			Name:        cf.F(rl.Name),
+			NamespaceID: cf.F(string(rl.NamespaceID)),
+			Simple: cf.F(workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindRatelimitSimple{
+				Limit: cf.F(float64(rl.Simple.Limit)), Period: cf.F(int64(rl.Simple.Period)),
+			}),
+			Type: cf.F(workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindRatelimitTypeRatelimit),
+		})
+	}
+	for _, k := range sortedKeys(w.Vars) {
+		bindings = append(bindings, workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindPlainText{
+			Name: cf.F(k), Text: cf.F(w.Vars[k]),
+			Type: cf.F(workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindPlainTextTypePlainText),
+		})
+	}
+	meta := workers.ScriptUpdateParamsMetadata{
+		MainModule:        cf.F(w.MainModule),
+		CompatibilityDate: cf.F(w.CompatibilityDate),
+		Assets:            cf.F(workers.ScriptUpdateParamsMetadataAssets{JWT: cf.F(completionJWT), Config: cf.F(cfg)}),
+		Bindings:          cf.F(bindings),
+	}
+	if w.Observability != nil {
+		meta.Observability = cf.F(workers.ScriptUpdateParamsMetadataObservability{Enabled: cf.F(*w.Observability)})
+	}
+	if len(w.CompatibilityFlags) > 0 {
+		meta.CompatibilityFlags = cf.F(w.CompatibilityFlags)
+	}
+	var res *workers.ScriptUpdateResponse
+	err := a.call(ctx, "upload the worker script", func() (err error) {
+		res, err = a.wk.Scripts.Update(ctx, a.p.ScriptName, workers.ScriptUpdateParams{
+			AccountID: cf.F(a.d.AccountID),
+			Metadata:  cf.F(meta),
+			Files:     cf.F([]io.Reader{&modulePart{Reader: bytes.NewReader(w.Script), name: w.MainModule}}),
+		})
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	// The version id is not in the SDK's response type; wrangler reads deployment_id.
+	if f, ok := res.JSON.ExtraFields["deployment_id"]; ok {
+		if id := strings.Trim(f.Raw(), `"`); id != "" && id != "null" {
+			return id, nil
+		}
+	}
+	return res.Etag, nil
+}
+
+// bindRoutes attaches the zone routes and custom domains; an existing route of the same
+// pattern is pointed at this script instead of duplicated, so re-runs are safe.
+func (a *applier) bindRoutes(ctx context.Context) error {
+	if len(a.p.Routes) > 0 {
+		var existing map[string]string // pattern → route id
+		err := a.call(ctx, "list the zone's worker routes", func() error {
+			page, err := a.wk.Routes.List(ctx, workers.RouteListParams{ZoneID: cf.F(a.p.ZoneID)})
+			if err != nil {
+				return err
+			}
+			existing = map[string]string{}
+			for _, r := range page.Result {
+				existing[r.Pattern] = r.ID
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, pattern := range a.p.Routes {
+			id, ok := existing[pattern]
+			err := a.call(ctx, "bind route "+pattern, func() error {
+				if ok {
+					_, err := a.wk.Routes.Update(ctx, id, workers.RouteUpdateParams{
+						ZoneID: cf.F(a.p.ZoneID), Pattern: cf.F(pattern), Script: cf.F(a.p.ScriptName),
+					})
+					return err
+				}
+				_, err := a.wk.Routes.New(ctx, workers.RouteNewParams{
+					ZoneID: cf.F(a.p.ZoneID), Pattern: cf.F(pattern), Script: cf.F(a.p.ScriptName),
+				})
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			a.res.Routes = append(a.res.Routes, pattern)
+		}
+	}
+	for _, host := range a.p.Domains {
+		params := workers.DomainUpdateParams{
+			AccountID: cf.F(a.d.AccountID), Hostname: cf.F(host), Service: cf.F(a.p.ScriptName),
+		}
+		if a.p.ZoneID != "" {
+			params.ZoneID = cf.F(a.p.ZoneID)
+		}
+		err := a.call(ctx, "bind custom domain "+host, func() error {
+			_, err := a.wk.Domains.Update(ctx, params)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		a.res.Domains = append(a.res.Domains, host)
+	}
+	return nil
+}
+
+// modulePart is the worker module as a multipart file: its name is what main_module names.
+type modulePart struct {
+	*bytes.Reader
+	name string
+}
+
+func (m *modulePart) Filename() string    { return m.name }
+func (m *modulePart) ContentType() string { return "application/javascript+module" }

@@ -1,0 +1,618 @@
+package cloudflare_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/opennumerology/numerology/content"
+	"github.com/opennumerology/numerology/edge"
+	"github.com/opennumerology/numerology/edge/cloudflare"
+	"github.com/opennumerology/numerology/edge/cloudflare/cftest"
+	"github.com/opennumerology/numerology/generator"
+	"github.com/opennumerology/numerology/generator/manifest"
+)
+
+const (
+	testToken   = "tok-SECRET-0123456789abcdef"
+	testAccount = "acc0123456789"
+)
+
+var (
+	treeOnce sync.Once
+	treeDir  string
+	treeErr  error
+)
+
+// baseTree generates, once per test binary, a small tree (the year 2000) that tests must
+// not change; copyTree gives a test its own.
+func baseTree(t *testing.T) string {
+	t.Helper()
+	treeOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "deploy-test-")
+		if err != nil {
+			treeErr = err
+			return
+		}
+		c, err := content.Load(content.Embedded(), "content")
+		if err != nil {
+			treeErr = err
+			return
+		}
+		site, err := generator.NewSite(c, "")
+		if err != nil {
+			treeErr = err
+			return
+		}
+		treeDir = filepath.Join(dir, "out")
+		_, treeErr = generator.Generate(context.Background(), generator.Options{Site: site, Out: treeDir, Years: []int{2000}})
+	})
+	if treeErr != nil {
+		t.Fatalf("generate the test tree: %v", treeErr)
+	}
+	return treeDir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if treeDir != "" {
+		os.RemoveAll(filepath.Dir(treeDir))
+	}
+	os.Exit(code)
+}
+
+func copyTree(t *testing.T) string {
+	t.Helper()
+	src := baseTree(t)
+	dst := filepath.Join(t.TempDir(), "out")
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatalf("copy tree: %v", err)
+	}
+	return dst
+}
+
+func fixtureWorker(t *testing.T) *cloudflare.Worker {
+	t.Helper()
+	w, err := cloudflare.LoadWorker(os.DirFS("testdata/worker"), "wrangler.json")
+	if err != nil {
+		t.Fatalf("load fixture worker: %v", err)
+	}
+	return w
+}
+
+func newPlan(t *testing.T, dir string, opts cloudflare.Options) *cloudflare.Plan {
+	t.Helper()
+	m, err := manifest.Load(dir)
+	if err != nil {
+		t.Fatalf("load manifest: %v", err)
+	}
+	if opts.Limits.Plan == "" {
+		opts.Limits, _ = cloudflare.PlanLimits("free")
+	}
+	p, err := cloudflare.NewPlan(dir, m, fixtureWorker(t), opts)
+	if err != nil {
+		t.Fatalf("plan: %v", err)
+	}
+	return p
+}
+
+// waits records the retry waits instead of sleeping them.
+type waits struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+func (w *waits) sleep(_ context.Context, d time.Duration) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.d = append(w.d, d)
+	return nil
+}
+
+func newDeployer(fake *cftest.Server, log *bytes.Buffer, w *waits) *cloudflare.Deployer {
+	if w == nil {
+		w = &waits{}
+	}
+	return &cloudflare.Deployer{
+		AccountID: testAccount, Token: testToken, BaseURL: fake.URL, Concurrency: 3, Log: log,
+		Retry: cloudflare.Retry{Attempts: 5, Base: 10 * time.Millisecond, Max: time.Minute, Sleep: w.sleep},
+	}
+}
+
+func distinctHashes(p *cloudflare.Plan) map[string]bool {
+	h := map[string]bool{}
+	for _, a := range p.Assets {
+		h[a.Hash] = true
+	}
+	return h
+}
+
+// checkLive asserts that the fake's live version serves exactly the tree.
+func checkLive(t *testing.T, fake *cftest.Server, p *cloudflare.Plan) {
+	t.Helper()
+	site := fake.Site(p.ScriptName)
+	want := map[string]string{}
+	err := filepath.WalkDir(p.Dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(p.Dir, path)
+		rel = filepath.ToSlash(rel)
+		if rel == manifest.HeadersFile {
+			return nil
+		}
+		want["/"+rel] = path
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(site) != len(want) {
+		t.Errorf("live version has %d files, the tree %d (without _headers)", len(site), len(want))
+	}
+	for urlPath, file := range want {
+		b, _ := os.ReadFile(file)
+		got, ok := site[urlPath]
+		switch {
+		case !ok:
+			t.Errorf("%s: not in the live version", urlPath)
+		case !bytes.Equal(got.Content, b):
+			t.Errorf("%s: live content differs from the tree", urlPath)
+		case got.ContentType != cloudflare.ContentType(urlPath):
+			t.Errorf("%s: content type %q, want %q", urlPath, got.ContentType, cloudflare.ContentType(urlPath))
+		}
+	}
+}
+
+func TestFirstDeployUploadsEveryFileOnce(t *testing.T) {
+	fake := cftest.New(testToken, testAccount)
+	defer fake.Close()
+	dir := baseTree(t)
+	p := newPlan(t, dir, cloudflare.Options{})
+	var log bytes.Buffer
+	var progress []cloudflare.Progress
+	d := newDeployer(fake, &log, nil)
+	d.OnProgress = func(pr cloudflare.Progress) { progress = append(progress, pr) }
+
+	res, err := d.Apply(context.Background(), p)
+	if err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	total, byHash := fake.Uploads()
+	hashes := distinctHashes(p)
+	if total != len(hashes) || len(byHash) != len(hashes) {
+		t.Errorf("uploaded %d parts of %d hashes, want each of the %d hashes once", total, len(byHash), len(hashes))
+	}
+	for h, n := range byHash {
+		if n != 1 {
+			t.Errorf("hash %s uploaded %d times", h, n)
+		}
+	}
+	if res.UploadedFiles != len(hashes) || res.SkippedFiles != len(p.Assets)-len(hashes) || res.Files != len(p.Assets) {
+		t.Errorf("result %+v: want %d uploaded of %d", res, len(hashes), len(p.Assets))
+	}
+	if res.VersionID == "" {
+		t.Error("no version id")
+	}
+	checkLive(t, fake, p)
+
+	sc := fake.Script(p.ScriptName)
+	meta := sc.Metadata
+	if meta["main_module"] != "index.js" || meta["compatibility_date"] != "2026-01-15" {
+		t.Errorf("metadata main_module %v, compatibility_date %v", meta["main_module"], meta["compatibility_date"])
+	}
+	if got, want := string(sc.Modules["index.js"].Content), string(fixtureWorker(t).Script); got != want {
+		t.Errorf("module uploaded as %q", got)
+	}
+	bindings, _ := json.Marshal(meta["bindings"])
+	for _, want := range []string{`{"name":"ASSETS","type":"assets"}`, `"name":"RATE_LIMITER"`, `"namespace_id":"1001"`, `"simple":{"limit":60,"period":60}`, `"type":"ratelimit"`, `{"name":"GREETING","text":"привет","type":"plain_text"}`} {
+		if !strings.Contains(string(bindings), want) {
+			t.Errorf("bindings %s lack %s", bindings, want)
+		}
+	}
+	assets, _ := meta["assets"].(map[string]any)
+	cfg, _ := assets["config"].(map[string]any)
+	headers, _ := os.ReadFile(filepath.Join(dir, manifest.HeadersFile))
+	if cfg["_headers"] != string(headers) || cfg["html_handling"] != "auto-trailing-slash" || cfg["not_found_handling"] != "404-page" {
+		t.Errorf("assets config %v", cfg)
+	}
+	if rwf, _ := json.Marshal(cfg["run_worker_first"]); string(rwf) != `["/api/*"]` {
+		t.Errorf("run_worker_first %s", rwf)
+	}
+	if last := progress[len(progress)-1]; last.Files != last.TotalFiles || last.Buckets != last.TotalBuckets || last.TotalFiles != len(hashes) {
+		t.Errorf("last progress %+v", last)
+	}
+}
+
+func TestRedeploy(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(t *testing.T, dir string) []string // returns the URL paths expected to upload
+	}{
+		{name: "unchanged tree uploads nothing", change: func(*testing.T, string) []string { return nil }},
+		{name: "one changed file uploads it and the manifest", change: func(t *testing.T, dir string) []string {
+			rewrite(t, dir, manifest.MatrixFile(15, 5, 2000), func(b []byte) []byte {
+				return bytes.Replace(b, []byte(`"api_version"`), []byte(`"api_version_changed"`), 1)
+			})
+			return []string{"/" + manifest.MatrixFile(15, 5, 2000), "/" + manifest.FileName}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := cftest.New(testToken, testAccount)
+			defer fake.Close()
+			dir := copyTree(t)
+			d := newDeployer(fake, &bytes.Buffer{}, nil)
+			first, err := d.Apply(context.Background(), newPlan(t, dir, cloudflare.Options{}))
+			if err != nil {
+				t.Fatalf("first apply: %v", err)
+			}
+			fake.ResetUploads()
+			paths := tt.change(t, dir)
+			p := newPlan(t, dir, cloudflare.Options{})
+			res, err := d.Apply(context.Background(), p)
+			if err != nil {
+				t.Fatalf("second apply: %v", err)
+			}
+			_, byHash := fake.Uploads()
+			want := map[string]bool{}
+			for _, a := range p.Assets {
+				for _, path := range paths {
+					if a.Path == path {
+						want[a.Hash] = true
+					}
+				}
+			}
+			if len(byHash) != len(want) || res.UploadedFiles != len(want) {
+				t.Errorf("uploaded %v (result %d), want the hashes of %v", byHash, res.UploadedFiles, paths)
+			}
+			for h := range want {
+				if byHash[h] != 1 {
+					t.Errorf("hash %s uploaded %d times, want once", h, byHash[h])
+				}
+			}
+			if res.VersionID == first.VersionID {
+				t.Errorf("the second deploy did not make a new version (%s)", res.VersionID)
+			}
+			checkLive(t, fake, p)
+		})
+	}
+}
+
+// rewrite changes one file of the tree and updates the manifest to match.
+func rewrite(t *testing.T, dir, rel string, f func([]byte) []byte) {
+	t.Helper()
+	path := filepath.Join(dir, filepath.FromSlash(rel))
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = f(b)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := manifest.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range m.Files {
+		if m.Files[i].Path == rel {
+			m.Files[i].Size = int64(len(b))
+			m.Files[i].SHA256 = sha256Hex(b)
+		}
+	}
+	mb, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, manifest.FileName), mb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestTransientErrorsAreRetried(t *testing.T) {
+	tests := []struct {
+		name      string
+		fault     cftest.Fault
+		wantWaits []time.Duration // exact waits when Retry-After decides them; else only a count
+		waits     int
+	}{
+		{name: "429 with Retry-After on the session", fault: cftest.Fault{Method: "POST", PathContains: "assets-upload-session", Status: 429, RetryAfter: "7", Times: 2}, wantWaits: []time.Duration{7 * time.Second, 7 * time.Second}},
+		{name: "500 on bucket uploads", fault: cftest.Fault{PathContains: "/workers/assets/upload", Status: 500, Times: 3}, waits: 3},
+		{name: "503 on the script upload", fault: cftest.Fault{Method: "PUT", PathContains: "/workers/scripts/", Status: 503, Times: 1}, waits: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := cftest.New(testToken, testAccount)
+			defer fake.Close()
+			fake.Inject(tt.fault)
+			p := newPlan(t, baseTree(t), cloudflare.Options{})
+			var log bytes.Buffer
+			w := &waits{}
+			res, err := newDeployer(fake, &log, w).Apply(context.Background(), p)
+			if err != nil {
+				t.Fatalf("apply: %v\n%s", err, log.String())
+			}
+			if tt.wantWaits != nil && fmt.Sprint(w.d) != fmt.Sprint(tt.wantWaits) {
+				t.Errorf("waits %v, want %v", w.d, tt.wantWaits)
+			}
+			if tt.wantWaits == nil && len(w.d) != tt.waits {
+				t.Errorf("%d waits (%v), want %d", len(w.d), w.d, tt.waits)
+			}
+			for _, d := range w.d {
+				if d < 0 || d > time.Minute {
+					t.Errorf("wait %v out of bounds", d)
+				}
+			}
+			if c := strings.Count(log.String(), "retry: "); c != len(w.d) {
+				t.Errorf("log has %d retry lines, want %d:\n%s", c, len(w.d), log.String())
+			}
+			if res.UploadedFiles != len(distinctHashes(p)) {
+				t.Errorf("uploaded %d files", res.UploadedFiles)
+			}
+			checkLive(t, fake, p)
+		})
+	}
+}
+
+func TestInterruptedDeployResumes(t *testing.T) {
+	fake := cftest.New(testToken, testAccount)
+	defer fake.Close()
+	fake.BucketSize = 10
+	p := newPlan(t, baseTree(t), cloudflare.Options{})
+	// Two buckets go through, then every upload fails: the deploy gives up part-way.
+	fake.Inject(cftest.Fault{PathContains: "/workers/assets/upload", Status: 500, After: 2, Times: 1000})
+	d := newDeployer(fake, &bytes.Buffer{}, nil)
+	d.Concurrency = 1
+	_, err := d.Apply(context.Background(), p)
+	if err == nil {
+		t.Fatal("apply succeeded through 1000 injected 500s")
+	}
+	if !strings.Contains(err.Error(), "giving up after 5 attempts") {
+		t.Errorf("error %q does not say it gave up", err)
+	}
+	if fake.Script(p.ScriptName) != nil {
+		t.Fatal("a version went live although the upload failed")
+	}
+	before, _ := fake.Uploads()
+	if before != 20 {
+		t.Fatalf("%d files uploaded before the failure, want 2 buckets of 10", before)
+	}
+
+	fake.ClearFaults()
+	res, err := d.Apply(context.Background(), p)
+	if err != nil {
+		t.Fatalf("re-run: %v", err)
+	}
+	hashes := distinctHashes(p)
+	total, byHash := fake.Uploads()
+	if res.UploadedFiles != len(hashes)-before || total != len(hashes) {
+		t.Errorf("re-run uploaded %d (fake saw %d in all), want %d (the %d not yet sent)", res.UploadedFiles, total, len(hashes)-before, len(hashes)-before)
+	}
+	for h, n := range byHash {
+		if n != 1 {
+			t.Errorf("hash %s uploaded %d times over both runs", h, n)
+		}
+	}
+	checkLive(t, fake, p)
+}
+
+func TestBadToken(t *testing.T) {
+	fake := cftest.New("the-right-token", testAccount)
+	defer fake.Close()
+	p := newPlan(t, baseTree(t), cloudflare.Options{})
+	var log bytes.Buffer
+	_, err := newDeployer(fake, &log, nil).Apply(context.Background(), p)
+	var ae *cloudflare.AuthError
+	if !errors.As(err, &ae) || ae.Status != 403 {
+		t.Fatalf("error %v, want an *AuthError with HTTP 403", err)
+	}
+	for _, want := range []string{"Cloudflare rejected the API token", "CLOUDFLARE_API_TOKEN", "Workers Scripts > Edit"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error()+log.String(), testToken) {
+		t.Error("the token appears in the error or the log")
+	}
+	if n := len(fake.Requests()); n != 1 {
+		t.Errorf("%d requests: a rejected token must not be retried", n)
+	}
+}
+
+func TestMissingCredentials(t *testing.T) {
+	p := newPlan(t, baseTree(t), cloudflare.Options{})
+	tests := []struct {
+		name string
+		d    cloudflare.Deployer
+		want error
+	}{
+		{name: "no token", d: cloudflare.Deployer{AccountID: testAccount}, want: cloudflare.ErrNoToken},
+		{name: "no account", d: cloudflare.Deployer{Token: testToken}, want: cloudflare.ErrNoAccount},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tt.d.Apply(context.Background(), p)
+			if !errors.Is(err, tt.want) {
+				t.Errorf("error %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestTokenNeverInErrors(t *testing.T) {
+	// An API that echoes the token back (as a misbehaving proxy might) still does not get it
+	// into deploy's errors or log.
+	fake := cftest.New(testToken, testAccount)
+	defer fake.Close()
+	fake.Inject(cftest.Fault{PathContains: "assets-upload-session", Status: 400, Message: "bad header Bearer " + testToken, Times: 1})
+	var log bytes.Buffer
+	_, err := newDeployer(fake, &log, nil).Apply(context.Background(), newPlan(t, baseTree(t), cloudflare.Options{}))
+	if err == nil {
+		t.Fatal("apply succeeded through an injected 400")
+	}
+	if strings.Contains(err.Error()+log.String(), testToken) {
+		t.Errorf("the token leaked: %v", err)
+	}
+	if !strings.Contains(err.Error(), "[REDACTED]") {
+		t.Errorf("error %q: want the echoed token redacted", err)
+	}
+}
+
+func TestTreeChangedAfterGenerate(t *testing.T) {
+	fake := cftest.New(testToken, testAccount)
+	defer fake.Close()
+	dir := copyTree(t)
+	p := newPlan(t, dir, cloudflare.Options{})
+	os.WriteFile(filepath.Join(dir, filepath.FromSlash(manifest.LifePathFile(7))), []byte("{}\n"), 0o644)
+	_, err := newDeployer(fake, &bytes.Buffer{}, nil).Apply(context.Background(), p)
+	var te *cloudflare.TreeError
+	if !errors.As(err, &te) || !te.Mismatch {
+		t.Fatalf("error %v, want a manifest mismatch", err)
+	}
+	if fake.Script(p.ScriptName) != nil {
+		t.Error("a version went live from a tree that does not match its manifest")
+	}
+}
+
+func TestRoutesDomainsPurge(t *testing.T) {
+	fake := cftest.New(testToken, testAccount)
+	defer fake.Close()
+	p := newPlan(t, baseTree(t), cloudflare.Options{
+		Routes: []string{"api.example.org/*"}, Domains: []string{"numerology.example.org"}, ZoneID: "zone1", Purge: true,
+	})
+	d := newDeployer(fake, &bytes.Buffer{}, nil)
+	for run := 1; run <= 2; run++ { // the second run finds the route and updates it
+		res, err := d.Apply(context.Background(), p)
+		if err != nil {
+			t.Fatalf("apply %d: %v", run, err)
+		}
+		if len(res.Routes) != 1 || len(res.Domains) != 1 || len(res.Purged) != 2 {
+			t.Errorf("run %d: result %+v", run, res)
+		}
+	}
+	if rs := fake.Routes("zone1"); len(rs) != 1 || rs[0].Script != p.ScriptName || rs[0].Pattern != "api.example.org/*" {
+		t.Errorf("routes %+v", rs)
+	}
+	if ds := fake.Domains(); ds["numerology.example.org"] != p.ScriptName {
+		t.Errorf("domains %v", ds)
+	}
+	purges := fake.Purges()
+	if len(purges) != 2 {
+		t.Fatalf("%d purges, want 2", len(purges))
+	}
+	if got, _ := json.Marshal(purges[0]); !strings.Contains(string(got), "/api/public/") {
+		t.Errorf("purge body %s", got)
+	}
+}
+
+func TestPreflight(t *testing.T) {
+	p := newPlan(t, baseTree(t), cloudflare.Options{})
+	tests := []struct {
+		name   string
+		limits cloudflare.Limits
+		want   []string
+	}{
+		{name: "within free", limits: cloudflare.Limits{Plan: "free", MaxFiles: 20000, MaxFileSize: cloudflare.MaxFileSize}},
+		{name: "over free", limits: cloudflare.Limits{Plan: "free", MaxFiles: 10, MaxFileSize: cloudflare.MaxFileSize}, want: []string{"over the 10 of Workers free", "use --plan paid", "generate fewer years"}},
+		{name: "over paid", limits: cloudflare.Limits{Plan: "paid", MaxFiles: 10, MaxFileSize: cloudflare.MaxFileSize}, want: []string{"generate fewer years"}},
+		{name: "file too big", limits: cloudflare.Limits{Plan: "paid", MaxFiles: 100000, MaxFileSize: 1000}, want: []string{"over Cloudflare's 25 MiB per file", "manifest.json"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p.Limits = tt.limits
+			err := p.Preflight()
+			if tt.want == nil {
+				if err != nil {
+					t.Fatalf("preflight: %v", err)
+				}
+				return
+			}
+			var le *cloudflare.LimitError
+			if !errors.As(err, &le) {
+				t.Fatalf("error %v, want a *LimitError", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+			// No network call happens: the deployer refuses before its first request.
+			fake := cftest.New(testToken, testAccount)
+			defer fake.Close()
+			if _, err := newDeployer(fake, nil, nil).Apply(context.Background(), p); !errors.As(err, &le) {
+				t.Errorf("apply: %v, want the limit error", err)
+			}
+			if n := len(fake.Requests()); n != 0 {
+				t.Errorf("%d requests sent for a tree over the limits", n)
+			}
+		})
+	}
+	if l, err := cloudflare.PlanLimits("paid"); err != nil || l.MaxFiles != 100000 {
+		t.Errorf("paid limits %+v, %v", l, err)
+	}
+	if _, err := cloudflare.PlanLimits("pro"); err == nil {
+		t.Error("plan pro accepted")
+	}
+}
+
+func TestEmbeddedWorkerLoads(t *testing.T) {
+	w, err := cloudflare.LoadWorker(edge.WorkerFS, edge.WorkerConfig)
+	if err != nil {
+		t.Fatalf("load the embedded worker: %v", err)
+	}
+	if w.MainModule != "index.js" || len(w.Script) == 0 || w.Assets.Binding == "" || len(w.RateLimits) == 0 {
+		t.Errorf("embedded worker %+v", w)
+	}
+}
+
+func TestPlanAssets(t *testing.T) {
+	dir := baseTree(t)
+	m, err := manifest.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newPlan(t, dir, cloudflare.Options{})
+	if len(p.Assets) != len(m.Files) { // minus _headers, plus manifest.json
+		t.Errorf("%d assets for %d manifest files", len(p.Assets), len(m.Files))
+	}
+	for _, a := range p.Assets {
+		if !strings.HasPrefix(a.Path, "/") || len(a.Hash) != 32 || a.Path == "/"+manifest.HeadersFile {
+			t.Errorf("asset %+v", a)
+		}
+	}
+	if a, b := cloudflare.AssetHash(strings.Repeat("ab", 32), "/x.json"), cloudflare.AssetHash(strings.Repeat("ab", 32), "/x.html"); a == b {
+		t.Error("the same content under two extensions shares a hash")
+	}
+}
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,307 @@
+// Package cloudflare publishes a generated tree and the worker to Cloudflare: it plans the
+// Workers static assets manifest from the tree's manifest, checks it against the account
+// plan's limits before any network call, then applies it with cloudflare-go v6 (assets
+// upload session, bucketed uploads, one script upload that makes the version live).
+package cloudflare
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/opennumerology/numerology/generator/manifest"
+)
+
+// MaxFileSize is Cloudflare's limit on the size of one static asset: 25 MiB.
+const MaxFileSize = 25 << 20
+
+// Limits are the static asset limits of a Workers plan.
+type Limits struct {
+	Plan        string // "free" or "paid"
+	MaxFiles    int    // static asset files per worker version
+	MaxFileSize int64  // bytes per file
+}
+
+// PlanLimits returns the limits of a Workers plan by name: free (20,000 files per
+// version) or paid (100,000), both with 25 MiB per file.
+func PlanLimits(plan string) (Limits, error) {
+	switch plan {
+	case "free":
+		return Limits{Plan: plan, MaxFiles: 20_000, MaxFileSize: MaxFileSize}, nil
+	case "paid":
+		return Limits{Plan: plan, MaxFiles: 100_000, MaxFileSize: MaxFileSize}, nil
+	}
+	return Limits{}, fmt.Errorf("unknown plan %q (want free or paid)", plan)
+}
+
+// Asset is one file of the Workers static assets manifest.
+type Asset struct {
+	Path        string // URL path with a leading slash: "/api/public/life-path.json"
+	File        string // the file's path in the tree, forward slashes
+	Size        int64
+	SHA256      string // hex sha256 of the content, from the tree's manifest
+	Hash        string // the 32-hex-digit asset hash sent to Cloudflare (see AssetHash)
+	ContentType string // sent with the upload; Cloudflare serves the asset with it
+}
+
+// AssetHash is the hash deploy registers for a file with content digest sha256Hex at
+// urlPath: the first 32 hex digits of sha256(sha256Hex + "." + extension).
+//
+// Cloudflare only asks for 32 hex digits that identify the content. Like wrangler (which
+// hashes the content together with the extension), the extension is part of the input so
+// two files with equal bytes but different content types stay two assets; deriving it from
+// the manifest's sha256 means planning reads no file.
+func AssetHash(sha256Hex, urlPath string) string {
+	sum := sha256.Sum256([]byte(sha256Hex + "." + strings.TrimPrefix(path.Ext(urlPath), ".")))
+	return hex.EncodeToString(sum[:])[:32]
+}
+
+// Options are the choices of one deploy besides the tree and the worker.
+type Options struct {
+	ScriptName string   // overrides the worker config's name when set
+	Routes     []string // zone route patterns ("api.example.org/*"); need ZoneID
+	Domains    []string // custom domains bound to the worker
+	ZoneID     string   // the zone of Routes, Domains and the cache purge
+	Purge      bool     // purge the API and downloads paths from the zone's cache after the switch
+	Limits     Limits
+}
+
+// Plan is everything a deploy will do, computed from the tree without network access.
+type Plan struct {
+	Dir        string
+	Worker     *Worker
+	ScriptName string
+	Assets     []Asset // sorted by Path
+	Bytes      int64   // the sum of Assets' sizes
+	Largest    Asset
+	// Headers is the content of the tree's _headers file: Cloudflare takes it as the
+	// assets' header rules (assets.config._headers), not as a file to serve.
+	Headers       string
+	Routes        []string
+	Domains       []string
+	ZoneID        string
+	PurgePrefixes []string // host/path prefixes, when Options.Purge
+	Limits        Limits
+	SiteURL       string
+}
+
+// NewPlan computes the plan of deploying the tree in dir, described by m, with the worker w.
+// Every file of the manifest becomes an asset except _headers; manifest.json itself is
+// published too (the dataset's public file list).
+func NewPlan(dir string, m *manifest.Manifest, w *Worker, opts Options) (*Plan, error) {
+	p := &Plan{
+		Dir: dir, Worker: w, ScriptName: w.Name, Routes: opts.Routes, Domains: opts.Domains,
+		ZoneID: opts.ZoneID, Limits: opts.Limits, SiteURL: m.SiteURL,
+	}
+	if opts.ScriptName != "" {
+		p.ScriptName = opts.ScriptName
+	}
+	if (len(opts.Routes) > 0 || opts.Purge) && opts.ZoneID == "" {
+		return nil, &UsageError{Msg: "--route and --purge need --zone-id"}
+	}
+	for _, f := range m.Files {
+		if f.Path == manifest.HeadersFile {
+			b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path)))
+			if err != nil {
+				return nil, &TreeError{Err: fmt.Errorf("read %s: %w", f.Path, err)}
+			}
+			p.Headers = string(b)
+			continue
+		}
+		p.add(f)
+	}
+	mf, err := fileOf(dir, manifest.FileName)
+	if err != nil {
+		return nil, &TreeError{Err: err}
+	}
+	p.add(mf)
+	sort.Slice(p.Assets, func(i, j int) bool { return p.Assets[i].Path < p.Assets[j].Path })
+	if opts.Purge {
+		u, err := url.Parse(m.SiteURL)
+		if err != nil || u.Host == "" {
+			return nil, &UsageError{Msg: fmt.Sprintf("--purge: the tree's site_url %q has no host", m.SiteURL)}
+		}
+		base := u.Host + strings.TrimSuffix(u.Path, "/")
+		p.PurgePrefixes = []string{base + manifest.APIPrefix + "/", base + "/" + manifest.DownloadsDir + "/"}
+	}
+	return p, nil
+}
+
+func (p *Plan) add(f manifest.File) {
+	urlPath := "/" + f.Path
+	a := Asset{
+		Path: urlPath, File: f.Path, Size: f.Size, SHA256: f.SHA256,
+		Hash: AssetHash(f.SHA256, urlPath), ContentType: ContentType(urlPath),
+	}
+	p.Assets = append(p.Assets, a)
+	p.Bytes += a.Size
+	if a.Size > p.Largest.Size || p.Largest.Path == "" {
+		p.Largest = a
+	}
+}
+
+// fileOf hashes one file of the tree that the manifest does not list.
+func fileOf(dir, rel string) (manifest.File, error) {
+	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return manifest.File{}, fmt.Errorf("read %s: %w", rel, err)
+	}
+	sum := sha256.Sum256(b)
+	return manifest.File{Path: rel, Size: int64(len(b)), SHA256: hex.EncodeToString(sum[:])}, nil
+}
+
+// Preflight checks the plan against its limits; it returns a *LimitError naming every
+// problem and what to do, or nil.
+func (p *Plan) Preflight() error {
+	var problems []string
+	if n := len(p.Assets); n > p.Limits.MaxFiles {
+		what := "generate fewer years (numerology generate --from/--to)"
+		if p.Limits.Plan == "free" {
+			what = "use --plan paid (Workers Paid allows 100,000 files per version) or " + what
+		}
+		problems = append(problems, fmt.Sprintf("the tree has %s files, over the %s of Workers %s per version: %s",
+			group(int64(n)), group(int64(p.Limits.MaxFiles)), p.Limits.Plan, what))
+	}
+	var big []string
+	for _, a := range p.Assets {
+		if a.Size > p.Limits.MaxFileSize {
+			big = append(big, fmt.Sprintf("%s (%s)", a.File, humanBytes(a.Size)))
+		}
+	}
+	if len(big) > 0 {
+		problems = append(problems, fmt.Sprintf("%d file(s) over Cloudflare's 25 MiB per file: %s: split them or leave them out of the tree (archives belong on a download host)",
+			len(big), strings.Join(big, ", ")))
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return &LimitError{Problems: problems}
+}
+
+// Write prints the plan for --dry-run.
+func (p *Plan) Write(w io.Writer) {
+	wk := p.Worker
+	fmt.Fprintf(w, "deploy plan for %s (dry run: nothing is sent)\n", p.Dir)
+	fmt.Fprintf(w, "  assets     %s files, %s (manifest.json included; _headers sent as header rules, %d bytes)\n",
+		group(int64(len(p.Assets))), humanBytes(p.Bytes), len(p.Headers))
+	fmt.Fprintf(w, "  limits     Workers %s: %s of %s files; largest %s, %s of 25 MiB\n",
+		p.Limits.Plan, group(int64(len(p.Assets))), group(int64(p.Limits.MaxFiles)), p.Largest.File, humanBytes(p.Largest.Size))
+	fmt.Fprintf(w, "  worker     %s: module %s (%s), compatibility date %s", p.ScriptName, wk.MainModule, humanBytes(int64(len(wk.Script))), wk.CompatibilityDate)
+	if len(wk.CompatibilityFlags) > 0 {
+		fmt.Fprintf(w, ", flags %s", strings.Join(wk.CompatibilityFlags, ","))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "  config     run_worker_first %s, html_handling %s, not_found_handling %s\n",
+		wk.Assets.describeRunWorkerFirst(), orDefault(wk.Assets.HTMLHandling), orDefault(wk.Assets.NotFoundHandling))
+	fmt.Fprintf(w, "  bindings   %s\n", strings.Join(p.Bindings(), "; "))
+	switch {
+	case len(p.Routes) == 0 && len(p.Domains) == 0:
+		fmt.Fprintln(w, "  routes     none given: existing routes and custom domains stay as they are")
+	default:
+		for _, r := range p.Routes {
+			fmt.Fprintf(w, "  route      %s (zone %s)\n", r, p.ZoneID)
+		}
+		for _, d := range p.Domains {
+			fmt.Fprintf(w, "  domain     %s\n", d)
+		}
+	}
+	if len(p.PurgePrefixes) > 0 {
+		fmt.Fprintf(w, "  purge      zone %s, prefixes %s\n", p.ZoneID, strings.Join(p.PurgePrefixes, " "))
+	} else {
+		fmt.Fprintln(w, "  purge      no")
+	}
+	fmt.Fprintln(w, "  steps      1. upload session with the assets manifest; 2. upload the files Cloudflare lacks;")
+	fmt.Fprintln(w, "             3. upload the script with the completion token: the new version goes live in one step")
+}
+
+// Bindings describes the worker's bindings, in the order they are sent.
+func (p *Plan) Bindings() []string {
+	wk := p.Worker
+	out := []string{wk.Assets.Binding + " (assets)"}
+	for _, rl := range wk.RateLimits {
+		out = append(out, fmt.Sprintf("%s (ratelimit, namespace %s, %d requests per %d s)", rl.Name, rl.NamespaceID, rl.Simple.Limit, rl.Simple.Period))
+	}
+	for _, k := range sortedKeys(wk.Vars) {
+		out = append(out, fmt.Sprintf("%s (plain text, %d bytes)", k, len(wk.Vars[k])))
+	}
+	return out
+}
+
+func orDefault(s string) string {
+	if s == "" {
+		return "default"
+	}
+	return s
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// contentTypes is a fixed table, so a deploy does not depend on the machine's mime.types;
+// it agrees with the local server's (package edge).
+var contentTypes = map[string]string{
+	".json": "application/json; charset=utf-8",
+	".html": "text/html; charset=utf-8",
+	".css":  "text/css; charset=utf-8",
+	".js":   "text/javascript; charset=utf-8",
+	".txt":  "text/plain; charset=utf-8",
+	".csv":  "text/csv; charset=utf-8",
+	".md":   "text/markdown; charset=utf-8",
+	".xml":  "application/xml; charset=utf-8",
+	".svg":  "image/svg+xml",
+	".png":  "image/png",
+	".ico":  "image/x-icon",
+	".webp": "image/webp",
+	".gz":   "application/gzip",
+	".zst":  "application/zstd",
+	".zip":  "application/zip",
+	".tar":  "application/x-tar",
+	".yaml": "application/yaml; charset=utf-8",
+	".cff":  "text/plain; charset=utf-8",
+
+	".webmanifest": "application/manifest+json",
+}
+
+// ContentType is the content type an asset is uploaded with, from its extension.
+func ContentType(urlPath string) string {
+	if ct, ok := contentTypes[strings.ToLower(path.Ext(urlPath))]; ok {
+		return ct
+	}
+	return "application/octet-stream"
+}
+
+// group writes n with thousands separators: 73440 → 73,440.
+func group(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// humanBytes writes a size in B, KB, MB or GB (powers of 1000).
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.2f GB", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.1f KB", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%d B", n)
+}

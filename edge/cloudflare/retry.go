@@ -1,0 +1,118 @@
+package cloudflare
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	cf "github.com/cloudflare/cloudflare-go/v6"
+)
+
+// Retry is the retry policy of every API call: bounded attempts, exponential backoff with
+// full jitter, and Retry-After honoured on 429 answers.
+type Retry struct {
+	Attempts int           // total tries of one call, at least 1
+	Base     time.Duration // the first backoff ceiling; it doubles after each try
+	Max      time.Duration // no wait is longer, Retry-After included
+	// Sleep waits d or until ctx is done; nil means a timer. Tests replace it to see the
+	// waits without spending them.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// DefaultRetry is 5 tries with waits of up to 0.5 s, 1 s, 2 s, 4 s (jittered), at most 30 s.
+var DefaultRetry = Retry{Attempts: 5, Base: 500 * time.Millisecond, Max: 30 * time.Second}
+
+// do runs call until it succeeds, fails with an error that is not worth retrying, or runs
+// out of attempts. log, when set, is told of each retry.
+func (r Retry) do(ctx context.Context, what string, log func(string), call func() error) error {
+	attempts := max(r.Attempts, 1)
+	var err error
+	for attempt := 1; ; attempt++ {
+		err = call()
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		wait, retry := r.backoff(err, attempt)
+		if !retry {
+			return err
+		}
+		if attempt >= attempts {
+			return fmt.Errorf("%s: giving up after %d attempts: %w", what, attempts, err)
+		}
+		if log != nil {
+			log(fmt.Sprintf("retry: %s: %s; waiting %s (attempt %d of %d)", what, reason(err), wait.Round(time.Millisecond), attempt+1, attempts))
+		}
+		sleep := r.Sleep
+		if sleep == nil {
+			sleep = sleepCtx
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return err
+		}
+	}
+}
+
+// backoff says whether err is transient (429, 5xx, a network failure) and how long to wait.
+func (r Retry) backoff(err error, attempt int) (time.Duration, bool) {
+	var apiErr *cf.Error
+	if errors.As(err, &apiErr) {
+		status := apiErr.StatusCode
+		if status != http.StatusTooManyRequests && status < 500 {
+			return 0, false
+		}
+		if status == http.StatusTooManyRequests && apiErr.Response != nil {
+			if s, perr := strconv.Atoi(apiErr.Response.Header.Get("Retry-After")); perr == nil && s >= 0 {
+				return min(time.Duration(s)*time.Second, r.Max), true
+			}
+		}
+		return r.jitter(attempt), true
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return 0, false
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return r.jitter(attempt), true
+	}
+	return 0, false
+}
+
+// jitter is "full jitter": a uniform wait between 0 and min(Max, Base·2^(attempt-1)).
+func (r Retry) jitter(attempt int) time.Duration {
+	ceiling := r.Base << min(attempt-1, 20)
+	if ceiling <= 0 || ceiling > r.Max {
+		ceiling = r.Max
+	}
+	if ceiling <= 0 {
+		return 0
+	}
+	return rand.N(ceiling + 1)
+}
+
+func reason(err error) string {
+	var apiErr *cf.Error
+	if errors.As(err, &apiErr) {
+		return "HTTP " + strconv.Itoa(apiErr.StatusCode)
+	}
+	return "network error"
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
