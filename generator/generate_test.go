@@ -1,0 +1,359 @@
+package generator
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"flag"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/generator/rules"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// generate writes a tree of the given years into dir/out and returns its path.
+func generate(t *testing.T, dir string, years ...int) string {
+	t.Helper()
+	out := filepath.Join(dir, "out")
+	if _, err := Generate(context.Background(), Options{Site: testSite(t), Out: out, Years: years}); err != nil {
+		t.Fatalf("Generate: %v", err)
+	}
+	return out
+}
+
+// TestGolden compares a life path record, the list, two matrix records and every error
+// body with testdata/golden; go test ./generator -update rewrites them.
+func TestGolden(t *testing.T) {
+	out := generate(t, t.TempDir(), 1990, 2000)
+	files := map[string]string{
+		"life-path-7.json":       manifest.LifePathFile(7),
+		"life-path-33.json":      manifest.LifePathFile(33),
+		"life-path-list.json":    manifest.ListFile,
+		"matrix-1990-05-15.json": manifest.MatrixFile(15, 5, 1990),
+		"matrix-2000-02-29.json": manifest.MatrixFile(29, 2, 2000),
+		"index.json":             manifest.IndexFile,
+		"headers.txt":            manifest.HeadersFile,
+	}
+	errs, err := os.ReadDir(filepath.Join(out, manifest.ErrorsDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(errs) != 6 {
+		t.Fatalf("%d error bodies, want 6", len(errs))
+	}
+	for _, e := range errs {
+		files["error-"+e.Name()] = manifest.ErrorsDir + "/" + e.Name()
+	}
+	for golden, rel := range files {
+		t.Run(golden, func(t *testing.T) {
+			got, err := os.ReadFile(filepath.Join(out, rel))
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join("testdata", "golden", golden)
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./generator -update)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s differs from %s (review, then go test ./generator -update):\n got: %s\nwant: %s", rel, path, got, want)
+			}
+		})
+	}
+}
+
+// TestBodiesFollowContract checks the bytes rules of §5 on the generated files.
+func TestBodiesFollowContract(t *testing.T) {
+	out := generate(t, t.TempDir(), 2000)
+	m, err := manifest.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range m.Files {
+		if !strings.HasSuffix(f.Path, ".json") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(out, f.Path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasSuffix(b, []byte("}\n")) && !bytes.HasSuffix(b, []byte("]\n")) || bytes.HasSuffix(b, []byte("\n\n")) {
+			t.Errorf("%s does not end in exactly one newline", f.Path)
+		}
+		for _, esc := range []string{`\u003c`, `\u003e`, `\u0026`, `\u04`} {
+			if bytes.Contains(b, []byte(esc)) {
+				t.Errorf("%s escapes %s: Cyrillic and <>& must stay unescaped", f.Path, esc)
+			}
+		}
+	}
+	var rec map[string]any
+	b, _ := os.ReadFile(filepath.Join(out, manifest.MatrixFile(1, 1, 2000)))
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec["attribution_html"]; got != `<a href="https://numerology.example" rel="nofollow noopener">Open Numerology Data — открытые данные нумерологии</a>` {
+		t.Errorf("attribution_html = %v", got)
+	}
+	if c, _ := rec["suggested_citation"].(string); !strings.Contains(c, "01.01.2000") {
+		t.Errorf("suggested_citation %q lacks the date as DD.MM.YYYY", c)
+	}
+}
+
+// TestVectorsThroughRecords reads the golden vectors back from the generated JSON.
+func TestVectorsThroughRecords(t *testing.T) {
+	f, err := os.Open("rules/testdata/matrix.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := testSite(t)
+	for _, row := range rows[1:] {
+		p := strings.Split(row[0], "-")
+		y, _ := strconv.Atoi(p[0])
+		m, _ := strconv.Atoi(p[1])
+		d, _ := strconv.Atoi(p[2])
+		b, err := Encode(s.MatrixRecord(d, m, y))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r MatrixRecord
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range r.Matrix.Cells() {
+			if want, _ := strconv.Atoi(row[i+1]); c.Arcana != want {
+				t.Errorf("%s %s = %d, want %d", row[0], rows[0][i+1], c.Arcana, want)
+			}
+			if c.Name != s.Content.Arcana[c.Arcana-1].Name {
+				t.Errorf("%s %s: name %q does not match arcana %d", row[0], rows[0][i+1], c.Name, c.Arcana)
+			}
+		}
+	}
+}
+
+// readTree returns every file of a tree by relative path.
+func readTree(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		files[rel] = b
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+func TestDeterministic(t *testing.T) {
+	a := readTree(t, generate(t, t.TempDir(), 1900, 2000, 2100))
+	b := readTree(t, generate(t, t.TempDir(), 1900, 2000, 2100))
+	if len(a) != len(b) {
+		t.Fatalf("runs wrote %d and %d files", len(a), len(b))
+	}
+	for p, body := range a {
+		if !bytes.Equal(body, b[p]) {
+			t.Errorf("%s differs between two runs", p)
+		}
+	}
+	want := rules.DatesInYears([]int{1900, 2000, 2100}) + 12 + 1 + 6 + 4 // records, list, errors, edge+index+_headers+manifest
+	if len(a) < want {
+		t.Errorf("tree has %d files, want at least %d", len(a), want)
+	}
+}
+
+// TestInterruptedKeepsPreviousTree cancels a run half-way: the previous tree stays byte for
+// byte and no temporary directory remains.
+func TestInterruptedKeepsPreviousTree(t *testing.T) {
+	dir := t.TempDir()
+	out := generate(t, dir, 2000)
+	before := readTree(t, out)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := Generate(ctx, Options{
+		Site: testSite(t), Out: out, Years: []int{1990, 1991, 1992, 1993},
+		OnProgress: func(done, total int) {
+			if done > 100 {
+				cancel()
+			}
+		},
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Generate error = %v, want context.Canceled", err)
+	}
+	after := readTree(t, out)
+	if len(after) != len(before) {
+		t.Fatalf("previous tree had %d files, now %d", len(before), len(after))
+	}
+	for p, b := range before {
+		if !bytes.Equal(b, after[p]) {
+			t.Errorf("%s changed", p)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("left behind: %v, want only out", names)
+	}
+}
+
+func TestRefusesToReplaceOtherDirectories(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "home")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Generate(context.Background(), Options{Site: testSite(t), Out: out, Years: []int{2000}})
+	var ioErr *IOError
+	if !errors.As(err, &ioErr) || !strings.Contains(err.Error(), "refusing to replace") {
+		t.Fatalf("Generate error = %v, want a refusal", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "notes.txt")); string(b) != "mine" {
+		t.Fatal("notes.txt was touched")
+	}
+}
+
+func TestYearRange(t *testing.T) {
+	tests := []struct {
+		name     string
+		from, to int
+		wantErr  bool
+	}{
+		{"whole range", 1900, 2100, false},
+		{"one year", 2000, 2000, false},
+		{"before 1900", 1899, 2100, true},
+		{"after 2100", 1900, 2101, true},
+		{"reversed", 2000, 1999, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := YearRange(tt.from, tt.to)
+			if (err != nil) != tt.wantErr || (err != nil && !errors.Is(err, ErrRange)) {
+				t.Errorf("YearRange(%d, %d) error = %v, want error %v", tt.from, tt.to, err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestVerifyFindsDamage: a deleted file, a stray file and a one-byte change are each
+// reported with the path.
+func TestVerifyFindsDamage(t *testing.T) {
+	tests := []struct {
+		name   string
+		damage func(t *testing.T, out string)
+		want   VerifyProblem
+	}{
+		{"deleted file", func(t *testing.T, out string) {
+			if err := os.Remove(filepath.Join(out, manifest.MatrixFile(15, 5, 2000))); err != nil {
+				t.Fatal(err)
+			}
+		}, VerifyProblem{Kind: ProblemMissing, Path: "api/public/matrix/15/5/2000.json"}},
+		{"stray file", func(t *testing.T, out string) {
+			if err := os.WriteFile(filepath.Join(out, "api/public/stray.json"), []byte("{}\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, VerifyProblem{Kind: ProblemExtra, Path: "api/public/stray.json"}},
+		{"one byte changed", func(t *testing.T, out string) {
+			p := filepath.Join(out, manifest.LifePathFile(7))
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b[10] ^= 1
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, VerifyProblem{Kind: ProblemCorrupt, Path: "api/public/life-path/7.json"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := generate(t, t.TempDir(), 2000)
+			if res, err := Verify(context.Background(), out, nil); err != nil || len(res.Problems) != 0 {
+				t.Fatalf("fresh tree: err %v, problems %v", err, res.Problems)
+			}
+			tt.damage(t, out)
+			res, err := Verify(context.Background(), out, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Problems) != 1 || res.Problems[0].Kind != tt.want.Kind || res.Problems[0].Path != tt.want.Path {
+				t.Fatalf("problems = %v, want one %s: %s", res.Problems, tt.want.Kind, tt.want.Path)
+			}
+		})
+	}
+}
+
+// TestVerifyChecksTheRule: a record whose bytes match a rewritten manifest but whose arcana
+// break the rule is reported as invalid.
+func TestVerifyChecksTheRule(t *testing.T) {
+	out := generate(t, t.TempDir(), 2000)
+	rel := manifest.MatrixFile(1, 1, 2000)
+	p := filepath.Join(out, rel)
+	b, _ := os.ReadFile(p)
+	bad := bytes.Replace(b, []byte(`"personal":{"arcana":1,`), []byte(`"personal":{"arcana":2,`), 1)
+	if bytes.Equal(bad, b) {
+		t.Fatal("fixture: personal arcana of 01.01.2000 is not 1")
+	}
+	if err := os.WriteFile(p, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Re-sign the manifest so only the rule check can notice.
+	m, err := manifest.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newTreeWriter(out)
+	for _, f := range m.Files {
+		if f.Path == rel {
+			w.record(rel, bad)
+		} else {
+			w.files = append(w.files, f)
+		}
+	}
+	m.Files = w.Files()
+	mb, _ := Encode(m)
+	if err := os.WriteFile(filepath.Join(out, manifest.FileName), mb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Verify(context.Background(), out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Problems) != 1 || res.Problems[0].Kind != ProblemInvalid || !strings.Contains(res.Problems[0].Detail, "personal is arcana 2, the rule gives 1") {
+		t.Fatalf("problems = %v, want the personal arcana reported", res.Problems)
+	}
+}
