@@ -58,6 +58,9 @@ func (e *IOError) Unwrap() error { return e.Err }
 
 // YearRange returns the years from–to, inclusive, checked against the contract's range.
 func YearRange(from, to int) ([]int, error) {
+	if from == to && (from < rules.FirstYear || from > rules.LastYear) {
+		return nil, fmt.Errorf("%w: %d is outside %d–%d", ErrRange, from, rules.FirstYear, rules.LastYear)
+	}
 	if from < rules.FirstYear || from > rules.LastYear || to < rules.FirstYear || to > rules.LastYear {
 		return nil, fmt.Errorf("%w: %d–%d is outside %d–%d", ErrRange, from, to, rules.FirstYear, rules.LastYear)
 	}

@@ -93,7 +93,7 @@ func parseYears(opts *generateOptions) ([]int, error) {
 	if opts.years == "" {
 		years, err := generator.YearRange(opts.from, opts.to)
 		if err != nil {
-			return nil, usageErrorf("--from/--to: %v", errors.Unwrap(err))
+			return nil, usageErrorf("--from/--to: %s", rangeDetail(err))
 		}
 		return years, nil
 	}
@@ -110,7 +110,7 @@ func parseYears(opts *generateOptions) ([]int, error) {
 		}
 		r, err := generator.YearRange(from, to)
 		if err != nil {
-			return nil, usageErrorf("--years: %v", errors.Unwrap(err))
+			return nil, usageErrorf("--years: %s", rangeDetail(err))
 		}
 		for _, y := range r {
 			seen[y] = true
@@ -123,6 +123,11 @@ func parseYears(opts *generateOptions) ([]int, error) {
 		}
 	}
 	return years, nil
+}
+
+// rangeDetail is a range error's message without the generic "years out of range: ".
+func rangeDetail(err error) string {
+	return strings.TrimPrefix(err.Error(), generator.ErrRange.Error()+": ")
 }
 
 // loadSite loads the content (built in, or from dir) and applies the site URL override.

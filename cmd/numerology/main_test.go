@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets testscript run the real command as "numerology" in scripts.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"numerology": func() { os.Exit(Main(context.Background(), os.Args[1:], os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs testdata/script/*.txtar.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Condition: func(cond string) (bool, error) {
+			if cond == "root" {
+				return os.Geteuid() == 0, nil
+			}
+			return false, nil
+		},
+	})
+}
+
+// run runs the command in-process and returns its exit code, stdout and stderr.
+func run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := Main(context.Background(), args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStderr []string // each must appear, in order
+	}{
+		{
+			name:       "year before the range",
+			args:       []string{"generate", "--from", "1899", "--out", filepath.Join(dir, "a")},
+			wantCode:   exitUsage,
+			wantStderr: []string{"numerology: --from/--to: 1899–2100 is outside 1900–2100\n"},
+		},
+		{
+			name:       "year list after the range",
+			args:       []string{"generate", "--years", "2000,2101", "--out", filepath.Join(dir, "b")},
+			wantCode:   exitUsage,
+			wantStderr: []string{"numerology: --years: 2101 is outside 1900–2100\n"},
+		},
+		{
+			name:       "unknown flag",
+			args:       []string{"generate", "--frm", "1900"},
+			wantCode:   exitUsage,
+			wantStderr: []string{"numerology: unknown flag: --frm\n"},
+		},
+		{
+			name:     "two content errors in two files, sorted",
+			args:     []string{"generate", "--content", "../../content/testdata/two-errors", "--out", filepath.Join(dir, "c")},
+			wantCode: exitContent,
+			wantStderr: []string{
+				`../../content/testdata/two-errors/arcana.yaml:9: [1].emoji: "🌙🌙" is 2 characters, want exactly one emoji`,
+				"../../content/testdata/two-errors/life-path/3.yaml:20: famous_people[1].born: 1990-05-16 (Человек 3-1) gives life path 4, not 3",
+			},
+		},
+		{
+			name:       "verify without a tree",
+			args:       []string{"verify", "--dir", filepath.Join(dir, "none")},
+			wantCode:   exitVerify,
+			wantStderr: []string{"no manifest (run numerology generate first)"},
+		},
+		{
+			name:       "bad site URL",
+			args:       []string{"generate", "--site-url", "numerology.example/", "--out", filepath.Join(dir, "d")},
+			wantCode:   exitUsage,
+			wantStderr: []string{"--site-url:"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := run(t, tt.args...)
+			if code != tt.wantCode {
+				t.Errorf("exit code %d, want %d\nstderr: %s", code, tt.wantCode, stderr)
+			}
+			rest := stderr
+			for _, w := range tt.wantStderr {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Fatalf("stderr lacks %q (in order)\nstderr: %s", w, stderr)
+				}
+				rest = rest[i+len(w):]
+			}
+			if stdout != "" {
+				t.Errorf("stdout = %q, want nothing", stdout)
+			}
+		})
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("failed runs left %d entries behind", len(entries))
+	}
+}
+
+func TestHelpDocumentsExitCodes(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"generate", "--help"}, {"verify", "--help"}} {
+		code, stdout, _ := run(t, args...)
+		if code != 0 || !strings.Contains(stdout, "Exit codes:") || !strings.Contains(stdout, "5    the output cannot be written") {
+			t.Errorf("%v: code %d, help lacks the exit code table:\n%s", args, code, stdout)
+		}
+	}
+}
+
+func TestGenerateAndVerify(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := run(t, "generate", "--years", "1900,2100", "--out", out)
+	if code != 0 || !strings.HasPrefix(stdout, "generated ") || stderr != "" {
+		t.Fatalf("generate: code %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	if strings.Count(stdout, "\n") != 1 {
+		t.Errorf("summary is not one line: %q", stdout)
+	}
+	if code, stdout, stderr := run(t, "verify", "--dir", out); code != 0 || !strings.HasPrefix(stdout, "verified ") {
+		t.Fatalf("verify: code %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	if err := os.Remove(filepath.Join(out, "api/public/matrix/31/12/2100.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, "stray.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = run(t, "verify", "--dir", out)
+	if code != exitVerify {
+		t.Fatalf("verify of a damaged tree: code %d, want %d", code, exitVerify)
+	}
+	for _, w := range []string{"missing: api/public/matrix/31/12/2100.json", "extra: stray.txt"} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("verify output lacks %q:\n%s", w, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "2 problem(s) found") {
+		t.Errorf("stderr = %q", stderr)
+	}
+}
