@@ -105,6 +105,7 @@ full API semantics, pack as an offline dataset and deploy to Cloudflare.`,
 	root.AddCommand(
 		newGenerateCmd(),
 		newVerifyCmd(),
+		newDeployCmd(),
 		newPackCmd(),
 		newServeCmd(),
 		newVersionCmd(),

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/opennumerology/numerology/edge"
+	"github.com/opennumerology/numerology/edge/cloudflare"
+	"github.com/opennumerology/numerology/generator/manifest"
+)
+
+// Environment variables deploy reads. The token is never taken from a flag, so it stays
+// out of shell history and process listings.
+const (
+	envToken   = "CLOUDFLARE_API_TOKEN"
+	envAccount = "CLOUDFLARE_ACCOUNT_ID"
+	// envBaseURL points deploy at another API address: the fake Cloudflare API of the tests.
+	envBaseURL = "CLOUDFLARE_API_BASE_URL"
+)
+
+type deployOptions struct {
+	dir         string
+	dryRun      bool
+	plan        string
+	accountID   string
+	name        string
+	routes      []string
+	domains     []string
+	zoneID      string
+	purge       bool
+	concurrency int
+}
+
+func newDeployCmd() *cobra.Command {
+	opts := &deployOptions{}
+	cmd := &cobra.Command{
+		Use:   "deploy",
+		Short: "Publish the tree and the worker to Cloudflare (static assets + one script upload)",
+		Long: `deploy publishes a generated tree as the Worker's static assets together with the worker
+(its module, compatibility date, ASSETS and rate-limit bindings, embedded in this binary).
+
+It plans from manifest.json, checks the plan against the account plan's limits (--plan free:
+20,000 files per version, paid: 100,000; 25 MiB per file) before any network call, then:
+  1. opens an assets upload session with the manifest of path → hash and size;
+  2. uploads only the files Cloudflare does not already hold (a re-run after an interrupted
+     deploy sends only what is still missing);
+  3. uploads the script with the completion token: the new version, worker and assets
+     together, goes live in one step. Until then the previous version keeps serving.
+Then it binds --route/--domain and purges the API and downloads paths (--purge) if asked.
+
+Credentials come from the environment only: CLOUDFLARE_API_TOKEN (Account > Workers Scripts >
+Edit; Zone > Workers Routes > Edit for --route; Zone > Cache Purge > Purge for --purge) and
+CLOUDFLARE_ACCOUNT_ID (or --account-id). The token is never printed. --dry-run prints the
+plan and needs neither credentials nor network.
+
+Calls are retried on 429, 5xx and network errors (5 attempts, exponential backoff with full
+jitter, Retry-After honoured). Exit codes: 6 for missing or rejected credentials, 7 for a
+tree over the plan's limits, 5 for an unreadable tree, 4 for a tree that no longer matches
+its manifest.`,
+		Example: `  numerology deploy --dry-run
+  CLOUDFLARE_API_TOKEN=… CLOUDFLARE_ACCOUNT_ID=… numerology deploy --plan paid
+  numerology deploy --plan paid --domain api.example.org --zone-id ZONE --purge`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runDeploy(cmd.Context(), cmd, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.dir, "dir", "d", "out", "the generated tree to publish")
+	f.BoolVar(&opts.dryRun, "dry-run", false, "print the plan and check the limits; send nothing, need no credentials")
+	f.StringVar(&opts.plan, "plan", "free", "the account's Workers plan, for its limits: free or paid")
+	f.StringVar(&opts.accountID, "account-id", "", "the Cloudflare account ID (default $"+envAccount+")")
+	f.StringVar(&opts.name, "name", "", "the worker's script name (default: the name in the embedded wrangler.json)")
+	f.StringArrayVar(&opts.routes, "route", nil, "bind a zone route pattern to the worker, e.g. 'api.example.org/*' (repeatable; needs --zone-id)")
+	f.StringArrayVar(&opts.domains, "domain", nil, "bind a custom domain to the worker, e.g. api.example.org (repeatable)")
+	f.StringVar(&opts.zoneID, "zone-id", "", "the zone of --route, --domain and --purge")
+	f.BoolVar(&opts.purge, "purge", false, "after the switch, purge the API and downloads paths of site_url from the zone's cache (needs --zone-id)")
+	f.IntVar(&opts.concurrency, "concurrency", 3, "upload buckets in flight (1–16)")
+	return cmd
+}
+
+func runDeploy(ctx context.Context, cmd *cobra.Command, opts *deployOptions) error {
+	start := time.Now()
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	limits, err := cloudflare.PlanLimits(opts.plan)
+	if err != nil {
+		return usageErrorf("--plan: %v", err)
+	}
+	if opts.concurrency < 1 || opts.concurrency > 16 {
+		return usageErrorf("--concurrency: %d is not within 1–16", opts.concurrency)
+	}
+	m, err := manifest.Load(opts.dir)
+	if err != nil {
+		return withCode(exitIO, fmt.Errorf("deploy: %w", err))
+	}
+	worker, err := cloudflare.LoadWorker(edge.WorkerFS, edge.WorkerConfig)
+	if err != nil {
+		return fmt.Errorf("deploy: embedded worker: %w", err)
+	}
+	plan, err := cloudflare.NewPlan(opts.dir, m, worker, cloudflare.Options{
+		ScriptName: opts.name, Routes: opts.routes, Domains: opts.domains, ZoneID: opts.zoneID,
+		Purge: opts.purge, Limits: limits,
+	})
+	if err != nil {
+		return deployError(err)
+	}
+	if opts.dryRun {
+		plan.Write(stdout)
+		if err := plan.Preflight(); err != nil {
+			return deployError(err)
+		}
+		fmt.Fprintln(stdout, "dry run: within the limits; nothing was sent")
+		return nil
+	}
+	if err := plan.Preflight(); err != nil {
+		return deployError(err)
+	}
+	account := opts.accountID
+	if account == "" {
+		account = os.Getenv(envAccount)
+	}
+	d := &cloudflare.Deployer{
+		AccountID:   account,
+		Token:       os.Getenv(envToken),
+		BaseURL:     os.Getenv(envBaseURL),
+		Concurrency: opts.concurrency,
+		Retry:       cloudflare.DefaultRetry,
+		Log:         stderr,
+	}
+	switch {
+	case d.Token == "":
+		return deployError(cloudflare.ErrNoToken)
+	case d.AccountID == "":
+		return deployError(cloudflare.ErrNoAccount)
+	}
+	fmt.Fprintf(stderr, "deploy: %s files, %s → worker %s (Workers %s)\n",
+		groupDigits(int64(len(plan.Assets))), humanBytes(plan.Bytes), plan.ScriptName, limits.Plan)
+	rep := newUploadReporter(stderr)
+	d.OnProgress = rep.update
+	res, err := d.Apply(ctx, plan)
+	rep.done()
+	if err != nil {
+		return deployError(err)
+	}
+	fmt.Fprintf(stdout, "deployed %s: version %s live in %.1fs\n", plan.ScriptName, res.VersionID, time.Since(start).Seconds())
+	fmt.Fprintf(stdout, "  uploaded %s files, %s in %d bucket(s); skipped %s files, %s already on Cloudflare\n",
+		groupDigits(int64(res.UploadedFiles)), humanBytes(res.UploadedBytes), res.Buckets,
+		groupDigits(int64(res.SkippedFiles)), humanBytes(res.SkippedBytes))
+	for _, r := range res.Routes {
+		fmt.Fprintf(stdout, "  route  %s\n", r)
+	}
+	for _, dmn := range res.Domains {
+		fmt.Fprintf(stdout, "  domain %s\n", dmn)
+	}
+	if len(res.Purged) > 0 {
+		fmt.Fprintf(stdout, "  purged %d prefix(es) from the cache\n", len(res.Purged))
+	}
+	return nil
+}
+
+// deployError maps the cloudflare package's errors to exit codes.
+func deployError(err error) error {
+	var (
+		limitErr *cloudflare.LimitError
+		authErr  *cloudflare.AuthError
+		treeErr  *cloudflare.TreeError
+		usageErr *cloudflare.UsageError
+	)
+	switch {
+	case errors.Is(err, context.Canceled):
+		return err
+	case errors.As(err, &limitErr):
+		return withCode(exitLimit, fmt.Errorf("deploy: %w", err))
+	case errors.As(err, &authErr):
+		return withCode(exitAuth, fmt.Errorf("deploy: %w", err))
+	case errors.As(err, &treeErr) && treeErr.Mismatch:
+		return withCode(exitVerify, fmt.Errorf("deploy: %w", err))
+	case errors.As(err, &treeErr):
+		return withCode(exitIO, fmt.Errorf("deploy: %w", err))
+	case errors.As(err, &usageErr):
+		return usageErrorf("deploy: %v", err)
+	}
+	return fmt.Errorf("deploy: %w", err)
+}
+
+// uploadReporter shows upload progress: a bar on a terminal, otherwise a plain line at most
+// every few seconds (and the last one), which suits CI logs.
+type uploadReporter struct {
+	mu    sync.Mutex
+	w     io.Writer
+	bar   *progress
+	last  time.Time
+	every time.Duration
+	final cloudflare.Progress
+}
+
+func newUploadReporter(w io.Writer) *uploadReporter {
+	return &uploadReporter{w: w, bar: newProgress(w, "upload"), every: 3 * time.Second}
+}
+
+func (r *uploadReporter) update(p cloudflare.Progress) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.final = p
+	if r.bar != nil {
+		r.bar.Update(p.Files, p.TotalFiles)
+		return
+	}
+	if p.Buckets == 0 || p.Buckets == p.TotalBuckets || time.Since(r.last) >= r.every {
+		r.last = time.Now()
+		fmt.Fprintf(r.w, "upload: %d/%d buckets, %s/%s files, %s/%s\n", p.Buckets, p.TotalBuckets,
+			groupDigits(int64(p.Files)), groupDigits(int64(p.TotalFiles)), humanBytes(p.Bytes), humanBytes(p.TotalBytes))
+	}
+}
+
+func (r *uploadReporter) done() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.bar.Done()
+}
