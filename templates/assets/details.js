@@ -75,16 +75,14 @@
   }
 
   function cell(pos, c) {
-    var card = el("div", "cell cell-" + pos.key);
+    var card = el("li", "cell cell-" + pos.key);
     card.setAttribute("data-position", pos.key);
     card.setAttribute("data-arcana", String(c.arcana));
     card.appendChild(el("span", "cell-title", pos.title));
     var emoji = el("span", "cell-emoji", c.emoji);
     emoji.setAttribute("aria-hidden", "true");
     card.appendChild(emoji);
-    var num = el("span", "cell-arcana", String(c.arcana));
-    num.setAttribute("aria-label", "аркан " + c.arcana);
-    card.appendChild(num);
+    card.appendChild(el("span", "cell-arcana", String(c.arcana)));
     card.appendChild(el("span", "cell-name", c.name));
     card.appendChild(el("span", "cell-keyword", c.keyword));
     return card;
@@ -103,7 +101,9 @@
       g.setAttribute("role", "group");
       g.setAttribute("aria-label", group.label);
       if (group.caption) g.appendChild(el("p", "group-caption", group.caption));
-      group.keys.forEach(function (k) { g.appendChild(cell(byKey[k], rec.matrix[k])); });
+      var list = el("ul", "cells");
+      group.keys.forEach(function (k) { list.appendChild(cell(byKey[k], rec.matrix[k])); });
+      g.appendChild(list);
       diagram.appendChild(g);
     });
     diagram.setAttribute("data-state", "ready");
