@@ -13,8 +13,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	kgzip "github.com/klauspost/compress/gzip"
 )
 
 // tarGzLevel is the gzip level of the .tar.gz: klauspost's level 8 makes a smaller file than
@@ -64,11 +62,10 @@ func (w *archiveWriter) walk(ctx context.Context, dir func(name string) error, f
 }
 
 func (w *archiveWriter) writeTarGz(ctx context.Context, out io.Writer) error {
-	gz, err := kgzip.NewWriterLevel(out, tarGzLevel)
+	gz, err := newParallelGzip(out, tarGzLevel, w.modTime)
 	if err != nil {
 		return err
 	}
-	gz.ModTime = w.modTime // no name, a fixed time: the header is the same on every run
 	bw := bufio.NewWriterSize(gz, 1<<20)
 	tw := tar.NewWriter(bw)
 	hdr := func(name string, typ byte, mode, size int64) *tar.Header {

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Benchmarks numerology pack against `tar czf` (gzip's default level 6) of the same files, in
+# the same run: pack's wall time should be at most 1.2× tar's, and its .tar.gz no larger.
+# "The same files" are the dataset's own files (the API's JSON tree, the CSVs and documents),
+# extracted from a first pack, so tar compresses exactly what pack archives.
+set -euo pipefail
+bin=${1:-bin/numerology}
+rounds=${ROUNDS:-3}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+unset GZIP
+
+echo "bench-pack: generating the full tree"
+"$bin" generate --out "$dir/out" >/dev/null
+"$bin" pack --dir "$dir/out" --to "$dir/first" --publish=false >/dev/null
+name=$(basename "$dir"/first/*.tar.gz .tar.gz)
+mkdir "$dir/files"
+tar xzf "$dir/first/$name.tar.gz" -C "$dir/files"
+
+now() { date +%s.%N; }
+pack_times=() tar_times=()
+for i in $(seq "$rounds"); do
+	rm -rf "$dir/dist" "$dir/ref.tar.gz"
+	t0=$(now)
+	tar czf "$dir/ref.tar.gz" -C "$dir/files" "$name"
+	t1=$(now)
+	"$bin" pack --dir "$dir/out" --to "$dir/dist" --publish=false >/dev/null
+	t2=$(now)
+	tar_times+=("$(echo "$t1 - $t0" | bc)")
+	pack_times+=("$(echo "$t2 - $t1" | bc)")
+	printf 'round %d: tar czf %.2fs, numerology pack %.2fs\n' "$i" "${tar_times[-1]}" "${pack_times[-1]}"
+done
+cmp -s "$dir/first/$name.tar.gz" "$dir/dist/$name.tar.gz" && cmp -s "$dir/first/$name.zip" "$dir/dist/$name.zip" &&
+	echo "reproducible: every pack gave byte-identical archives" || { echo "NOT reproducible: packs differ" >&2; exit 1; }
+
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+tar_t=$(median "${tar_times[@]}")
+pack_t=$(median "${pack_times[@]}")
+ratio=$(echo "scale=3; $pack_t / $tar_t" | bc)
+tar_size=$(stat -c %s "$dir/ref.tar.gz")
+pack_size=$(stat -c %s "$dir/dist/$name.tar.gz")
+zip_size=$(stat -c %s "$dir/dist/$name.zip")
+size_ratio=$(echo "scale=3; $pack_size / $tar_size" | bc)
+echo
+printf 'median wall time: tar czf %.2fs, numerology pack (.tar.gz + .zip) %.2fs: ratio %.2f (target ≤ 1.20)\n' "$tar_t" "$pack_t" "$ratio"
+printf 'size: tar czf %d bytes, pack .tar.gz %d bytes: ratio %.3f (target ≤ 1); pack .zip %d bytes\n' "$tar_size" "$pack_size" "$size_ratio" "$zip_size"
+ok=1
+[ "$(echo "$ratio <= 1.2" | bc)" = 1 ] || { echo "bench-pack: pack is slower than 1.2× tar czf" >&2; ok=0; }
+[ "$pack_size" -le "$tar_size" ] || { echo "bench-pack: pack's .tar.gz is larger than tar czf's" >&2; ok=0; }
+[ "$ok" = 1 ]
