@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/opennumerology/numerology/generator/manifest"
@@ -44,6 +43,9 @@ type Options struct {
 	AccessLog bool
 	// Now is the limiter's clock; nil means time.Now.
 	Now func() time.Time
+	// CacheBytes bounds an in-memory cache of the API's bodies; 0 reads every answer from
+	// the tree.
+	CacheBytes int64
 }
 
 // Handler is the http.Handler of an out/ tree.
@@ -52,6 +54,7 @@ type Handler struct {
 	files     map[string]*entry
 	router    *router
 	limiter   *Limiter
+	cache     *bodyCache
 	trust     string
 	ipv6Bits  int
 	log       *slog.Logger
@@ -59,11 +62,14 @@ type Handler struct {
 
 	hdr200, hdr304, preflight http.Header
 	errs                      map[string]*errorAnswer
-	manifestPath              string
+	// open opens a tree file by its path relative to the tree; tests wrap it to watch
+	// that nothing outside the manifest is read.
+	open func(name string) (*os.File, error)
 }
 
 // entry is what the handler keeps of one file of the manifest.
 type entry struct {
+	path string
 	size int64
 	etag []string // the strong ETag, as a ready header value
 	clen []string // Content-Length
@@ -87,16 +93,17 @@ func New(opts Options) (*Handler, error) {
 	}
 	cfg := &m.Edge
 	h := &Handler{
-		dir:          opts.Dir,
-		files:        make(map[string]*entry, len(m.Files)),
-		router:       newRouter(cfg),
-		trust:        opts.TrustHeader,
-		ipv6Bits:     cfg.RateLimit.IPv6Prefix,
-		log:          opts.Logger,
-		accessLog:    opts.AccessLog && opts.Logger != nil,
-		errs:         map[string]*errorAnswer{},
-		manifestPath: filepath.Join(opts.Dir, manifest.FileName),
+		dir:       opts.Dir,
+		files:     make(map[string]*entry, len(m.Files)),
+		router:    newRouter(cfg),
+		trust:     opts.TrustHeader,
+		ipv6Bits:  cfg.RateLimit.IPv6Prefix,
+		log:       opts.Logger,
+		accessLog: opts.AccessLog && opts.Logger != nil,
+		errs:      map[string]*errorAnswer{},
+		cache:     newBodyCache(opts.CacheBytes),
 	}
+	h.open = func(name string) (*os.File, error) { return os.Open(h.dir + "/" + name) }
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -125,7 +132,7 @@ func New(opts Options) (*Handler, error) {
 		if !cleanTreePath(f.Path) {
 			return nil, fmt.Errorf("%w: unsafe path %q", ErrMismatch, f.Path)
 		}
-		h.files[f.Path] = &entry{size: f.Size, etag: []string{f.ETag()}, clen: val(strconv.FormatInt(f.Size, 10))}
+		h.files[f.Path] = &entry{path: f.Path, size: f.Size, etag: []string{f.ETag()}, clen: val(strconv.FormatInt(f.Size, 10))}
 	}
 	set := func(sets ...map[string]string) http.Header {
 		hd := http.Header{}
@@ -211,9 +218,7 @@ func (h *Handler) serveRecord(w http.ResponseWriter, r *http.Request, file strin
 		h.writeError(w, r, manifest.ErrInternal)
 		return
 	}
-	buf := getBuf(e.size)
-	defer putBuf(buf)
-	body, err := h.read(file, e.size, buf)
+	body, err := h.body(e)
 	if err != nil {
 		h.log.Error("read route file", "file", file, "err", err)
 		h.writeError(w, r, manifest.ErrInternal)
@@ -235,39 +240,31 @@ func (h *Handler) serveRecord(w http.ResponseWriter, r *http.Request, file strin
 	}
 }
 
-// read reads a tree file of the given size into buf.
-func (h *Handler) read(file string, size int64, buf *[]byte) ([]byte, error) {
-	f, err := os.Open(h.dir + "/" + file)
+// body returns the content of a tree file, from the cache when it holds it.
+func (h *Handler) body(e *entry) ([]byte, error) {
+	if h.cache != nil {
+		if b, ok := h.cache.get(e.path); ok {
+			return b, nil
+		}
+	}
+	b := make([]byte, e.size+1)
+	f, err := h.open(e.path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	b := (*buf)[:size+1]
 	n, err := io.ReadFull(f, b)
 	switch {
-	case int64(n) != size || err == nil:
-		return nil, fmt.Errorf("%s: size differs from the manifest's %d", file, size)
+	case int64(n) != e.size || err == nil:
+		return nil, fmt.Errorf("%s: size differs from the manifest's %d", e.path, e.size)
 	case err != io.ErrUnexpectedEOF && err != io.EOF:
 		return nil, err
 	}
-	return b[:n], nil
-}
-
-var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
-
-func getBuf(size int64) *[]byte {
-	b := bufPool.Get().(*[]byte)
-	if int64(cap(*b)) < size+1 {
-		nb := make([]byte, 0, size+1)
-		b = &nb
+	b = b[:n:n]
+	if h.cache != nil {
+		h.cache.put(e.path, b)
 	}
-	return b
-}
-
-func putBuf(b *[]byte) {
-	if cap(*b) <= 64<<10 {
-		bufPool.Put(b)
-	}
+	return b, nil
 }
 
 // writeError writes a prebuilt error answer.

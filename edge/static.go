@@ -4,7 +4,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -102,7 +101,7 @@ func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
 
 // serveFile writes a tree file with the given status.
 func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, name string, status int) {
-	f, err := os.Open(h.dir + "/" + name)
+	f, err := h.open(name)
 	if err != nil {
 		h.log.Error("open static file", "file", name, "err", err)
 		http.Error(w, "500 internal error", http.StatusInternalServerError)

@@ -33,6 +33,7 @@ type serveOptions struct {
 	rateWindow  time.Duration
 	rateClients int
 	accessLog   bool
+	cacheMB     int
 }
 
 func newServeCmd() *cobra.Command {
@@ -68,6 +69,7 @@ SIGINT or SIGTERM stops accepting connections and lets requests in flight finish
 	f.DurationVar(&opts.rateWindow, "rate-window", time.Minute, "the rate limit's sliding window (default: the manifest's)")
 	f.IntVar(&opts.rateClients, "rate-clients", edge.DefaultRateClients, "most clients the rate limiter tracks at once (bounds its memory)")
 	f.BoolVar(&opts.accessLog, "access-log", false, "log every request to stderr")
+	f.IntVar(&opts.cacheMB, "cache-mb", 160, "MiB of API bodies kept in memory (the full tree's are about 145); 0 reads each answer from disk")
 	return cmd
 }
 
@@ -77,6 +79,9 @@ func runServe(ctx context.Context, cmd *cobra.Command, opts *serveOptions) error
 	}
 	if opts.rateWindow <= 0 {
 		return usageErrorf("--rate-window %v: must be positive", opts.rateWindow)
+	}
+	if opts.cacheMB < 0 {
+		return usageErrorf("--cache-mb %d: must be 0 (off) or more", opts.cacheMB)
 	}
 	if opts.rateClients <= 0 {
 		return usageErrorf("--rate-clients %d: must be positive", opts.rateClients)
@@ -106,6 +111,7 @@ func runServe(ctx context.Context, cmd *cobra.Command, opts *serveOptions) error
 		Dir: opts.dir, Manifest: m,
 		RateLimit: opts.rateLimit, RateWindow: opts.rateWindow, RateClients: opts.rateClients,
 		TrustHeader: opts.trustHeader, Logger: logger, AccessLog: opts.accessLog,
+		CacheBytes: int64(opts.cacheMB) << 20,
 	})
 	if err != nil {
 		return withCode(exitVerify, fmt.Errorf("serve %s: %w", opts.dir, err))

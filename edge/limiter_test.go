@@ -1,0 +1,162 @@
+package edge
+
+import (
+	"net/netip"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// fakeClock is a settable clock.
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) now() time.Time          { return c.t }
+func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
+func newFakeClock() *fakeClock               { return &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)} }
+func addr(t *testing.T, s string) netip.Addr { t.Helper(); return netip.MustParseAddr(s) }
+
+func TestLimiterWindow(t *testing.T) {
+	clk := newFakeClock()
+	l := NewLimiter(60, time.Minute, 100, clk.now)
+	a := addr(t, "192.0.2.1")
+	for i := range 60 {
+		if ok, _ := l.Allow(a); !ok {
+			t.Fatalf("request %d denied", i+1)
+		}
+		clk.advance(500 * time.Millisecond) // the 60 span 29.5 s
+	}
+	// now = start + 30 s; the oldest (at start) leaves the window at start + 60 s.
+	ok, retry := l.Allow(a)
+	if ok || retry != 30 {
+		t.Fatalf("61st request: ok=%v Retry-After %d, want denied with 30", ok, retry)
+	}
+	if ok, _ := l.Allow(addr(t, "192.0.2.2")); !ok {
+		t.Fatal("another client denied")
+	}
+	clk.advance(29*time.Second + 999*time.Millisecond)
+	if ok, retry := l.Allow(a); ok || retry != 1 {
+		t.Fatalf("1 ms before the oldest leaves: ok=%v Retry-After %d, want denied with 1", ok, retry)
+	}
+	clk.advance(time.Millisecond)
+	if ok, _ := l.Allow(a); !ok {
+		t.Fatal("request when the oldest leaves the window denied")
+	}
+	// The slot freed is taken again; the second oldest (start + 0.5 s) leaves at 60.5 s.
+	if ok, retry := l.Allow(a); ok || retry != 1 {
+		t.Fatalf("next request: ok=%v Retry-After %d, want denied with 1", ok, retry)
+	}
+}
+
+// TestLimiterRetryAfterExact checks the promise of Retry-After for many phases: a request
+// Retry-After seconds after a 429 is admitted, one second earlier it is not.
+func TestLimiterRetryAfterExact(t *testing.T) {
+	// The 60 requests span less than the window: step × 60 + 123 ms < 60 s.
+	for _, step := range []time.Duration{0, time.Millisecond, 170 * time.Millisecond, 500 * time.Millisecond, 980 * time.Millisecond} {
+		t.Run(step.String(), func(t *testing.T) {
+			clk := newFakeClock()
+			l := NewLimiter(60, time.Minute, 10, clk.now)
+			a := addr(t, "2001:db8::1")
+			for range 60 {
+				l.Allow(a)
+				clk.advance(step)
+			}
+			clk.advance(123 * time.Millisecond)
+			ok, retry := l.Allow(a)
+			if ok {
+				t.Fatal("61st request admitted")
+			}
+			if retry < 1 || retry > 60 {
+				t.Fatalf("Retry-After %d outside [1, 60]", retry)
+			}
+			early := *clk
+			early.advance(time.Duration(retry-1) * time.Second)
+			saved := clk.t
+			clk.t = early.t
+			if ok, _ := l.Allow(a); ok && retry > 1 {
+				t.Fatalf("admitted one second before Retry-After %d", retry)
+			}
+			clk.t = saved.Add(time.Duration(retry) * time.Second)
+			if ok, _ := l.Allow(a); !ok {
+				t.Fatalf("denied after Retry-After %d", retry)
+			}
+		})
+	}
+}
+
+func TestLimiterDeniedNotCounted(t *testing.T) {
+	clk := newFakeClock()
+	l := NewLimiter(2, 10*time.Second, 10, clk.now)
+	a := addr(t, "192.0.2.9")
+	l.Allow(a)
+	l.Allow(a)
+	for range 100 { // a client hammering while limited does not extend its wait
+		clk.advance(50 * time.Millisecond)
+		l.Allow(a)
+	}
+	clk.t = clk.t.Add(10*time.Second - 5*time.Second)
+	if ok, _ := l.Allow(a); !ok {
+		t.Fatal("denied after the window of the admitted requests")
+	}
+}
+
+func TestClientKey(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"ipv4", "198.51.100.7", "198.51.100.7"},
+		{"ipv4-mapped", "::ffff:198.51.100.7", "198.51.100.7"},
+		{"ipv6 /64", "2001:db8:1:2:3:4:5:6", "2001:db8:1:2::"},
+		{"ipv6 zone", "fe80::1%eth0", "fe80::"},
+		{"loopback v6", "::1", "::"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ClientKey(netip.MustParseAddr(tt.in), 64); got != netip.MustParseAddr(tt.want) {
+				t.Errorf("ClientKey(%s) = %s, want %s", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestLimiterMillionClients checks the bound: a million distinct clients leave at most
+// MaxClients tracked, and the heap they hold stays near the bound's estimate.
+func TestLimiterMillionClients(t *testing.T) {
+	clk := newFakeClock()
+	const bound = 10_000
+	l := NewLimiter(60, time.Minute, bound, clk.now)
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var b [16]byte
+	b[0], b[1] = 0x20, 0x01
+	for i := range 1_000_000 {
+		b[8], b[9], b[10] = byte(i>>16), byte(i>>8), byte(i) // distinct /64s
+		b[11] = byte(i)                                      // the same /64 also sends from other addresses
+		l.Allow(netip.AddrFrom16(b))
+		if i%1000 == 0 {
+			clk.advance(time.Millisecond)
+		}
+		if n := l.Len(); i%100_000 == 0 && n > l.MaxClients() {
+			t.Fatalf("after %d clients: %d tracked, bound %d", i+1, n, l.MaxClients())
+		}
+	}
+	if n := l.Len(); n > l.MaxClients() || n < bound/2 {
+		t.Fatalf("%d tracked, want ≤ %d and near it", n, l.MaxClients())
+	}
+	var after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	// One timestamp per client here (about 320 bytes with the table's overhead); full
+	// rings add 59*8 bytes each.
+	if grown := int64(after.HeapAlloc) - int64(before.HeapAlloc); grown > int64(l.MaxClients())*500 {
+		t.Errorf("heap grew by %d bytes for %d clients", grown, l.Len())
+	}
+	// A window later, every entry is stale and the sweep of each shard touched forgets
+	// them (4096 new clients touch all 64 shards).
+	clk.advance(time.Minute)
+	for i := range 4096 {
+		l.Allow(netip.AddrFrom4([4]byte{198, 51, byte(i >> 8), byte(i)}))
+	}
+	if n := l.Len(); n > 4096 {
+		t.Errorf("a window later %d clients still tracked", n)
+	}
+	runtime.KeepAlive(l)
+}

@@ -1,0 +1,153 @@
+package edge
+
+import (
+	"testing"
+
+	"github.com/opennumerology/numerology/generator"
+	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/generator/rules"
+)
+
+func testRouter() *router {
+	return newRouter(&manifest.EdgeConfig{
+		Prefix: manifest.APIPrefix, FirstYear: rules.FirstYear, LastYear: rules.LastYear,
+		ValidNumbers: rules.LifePathNumbers, Routes: generator.Routes(),
+		RateLimit: manifest.RateLimit{PathPrefix: manifest.APIPrefix + "/matrix"},
+	})
+}
+
+func TestRoute(t *testing.T) {
+	r := testRouter()
+	tests := []struct {
+		name string
+		path string
+		kind routeKind
+		file string
+	}{
+		{"index", "/api/public", routeFile, manifest.IndexFile},
+		{"index slash", "/api/public/", routeFile, manifest.IndexFile},
+		{"index two slashes", "/api/public//", routeNotFound, ""},
+		{"openapi", "/api/public/openapi.json", routeFile, manifest.OpenAPIFile},
+		{"list", "/api/public/life-path", routeFile, manifest.ListFile},
+		{"list slash", "/api/public/life-path/", routeFile, manifest.ListFile},
+		{"life path", "/api/public/life-path/22", routeFile, "api/public/life-path/22.json"},
+		{"life path zeros", "/api/public/life-path/000000009/", routeFile, "api/public/life-path/9.json"},
+		{"life path ten digits", "/api/public/life-path/0000000009", routeNumberNotFound, ""},
+		{"life path 10", "/api/public/life-path/10", routeNumberNotFound, ""},
+		{"life path encoded", "/api/public/life-path/%31", routeNumberNotFound, ""},
+		{"life path extra", "/api/public/life-path/1/1", routeNumberNotFound, ""},
+		{"matrix", "/api/public/matrix/05/01/2000", routeFile, "api/public/matrix/5/1/2000.json"},
+		{"matrix slash", "/api/public/matrix/31/12/2100/", routeFile, "api/public/matrix/31/12/2100.json"},
+		{"matrix leap", "/api/public/matrix/29/2/2000", routeFile, "api/public/matrix/29/2/2000.json"},
+		{"matrix 1900 not leap", "/api/public/matrix/29/2/1900", routeInvalidDate, ""},
+		{"matrix 30.02", "/api/public/matrix/30/2/2004", routeInvalidDate, ""},
+		{"matrix 1899", "/api/public/matrix/31/12/1899", routeInvalidDate, ""},
+		{"matrix 2101", "/api/public/matrix/1/1/2101", routeInvalidDate, ""},
+		{"matrix itself", "/api/public/matrix", routeInvalidDate, ""},
+		{"matrix two segments", "/api/public/matrix/1/1", routeInvalidDate, ""},
+		{"matrix four segments", "/api/public/matrix/1/1/2000/1", routeInvalidDate, ""},
+		{"matrix two trailing slashes", "/api/public/matrix/1/1/2000//", routeInvalidDate, ""},
+		{"matrix encoded", "/api/public/matrix/1/1/%32000", routeInvalidDate, ""},
+		{"matrix dot-dot", "/api/public/matrix/../life-path", routeInvalidDate, ""},
+		{"matrix huge", "/api/public/matrix/999999999/999999999/999999999", routeInvalidDate, ""},
+		{"unknown", "/api/public/x", routeNotFound, ""},
+		{"edge.json", "/api/public/edge.json", routeNotFound, ""},
+		{"matrixx", "/api/public/matrixx", routeNotFound, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !r.isAPI(tt.path) {
+				t.Fatalf("isAPI(%q) = false", tt.path)
+			}
+			got := r.match(tt.path)
+			if got.kind != tt.kind || got.file != tt.file {
+				t.Errorf("match(%q) = kind %d file %q, want kind %d file %q", tt.path, got.kind, got.file, tt.kind, tt.file)
+			}
+		})
+	}
+}
+
+func TestIsAPIAndRateLimited(t *testing.T) {
+	r := testRouter()
+	tests := []struct {
+		name         string
+		path         string
+		api, limited bool
+	}{
+		{"prefix", "/api/public", true, false},
+		{"prefix word", "/api/publicx", false, false},
+		{"root", "/", false, false},
+		{"human matrix page", "/matrix/details", false, false},
+		{"matrix", "/api/public/matrix", true, true},
+		{"matrix date", "/api/public/matrix/1/1/2000", true, true},
+		{"matrix word", "/api/public/matrixx", true, false},
+		{"life path", "/api/public/life-path/1", true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := r.isAPI(tt.path); got != tt.api {
+				t.Errorf("isAPI(%q) = %v, want %v", tt.path, got, tt.api)
+			}
+			if got := r.isRateLimited(tt.path); got != tt.limited {
+				t.Errorf("isRateLimited(%q) = %v, want %v", tt.path, got, tt.limited)
+			}
+		})
+	}
+}
+
+// TestRouteEveryDate checks the router's calendar against the rules package for every
+// day of every month of the range, and a few days outside each month.
+func TestRouteEveryDate(t *testing.T) {
+	r := testRouter()
+	for y := rules.FirstYear - 1; y <= rules.LastYear+1; y++ {
+		for m := 0; m <= 13; m++ {
+			for d := 0; d <= 32; d++ {
+				valid := rules.ValidDate(d, m, y)
+				got := r.matrix("/" + itoa(d) + "/" + itoa(m) + "/" + itoa(y))
+				if (got.kind == routeFile) != valid {
+					t.Fatalf("%d.%d.%d: routed %v, rules say valid=%v", d, m, y, got.kind, valid)
+				}
+			}
+		}
+	}
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [12]byte
+	i := len(b)
+	for ; n > 0; n /= 10 {
+		i--
+		b[i] = byte('0' + n%10)
+	}
+	return string(b[i:])
+}
+
+func TestEtagMatch(t *testing.T) {
+	const etag = `"abc"`
+	tests := []struct {
+		name   string
+		values []string
+		want   bool
+	}{
+		{"exact", []string{`"abc"`}, true},
+		{"weak", []string{`W/"abc"`}, true},
+		{"star", []string{`*`}, true},
+		{"list", []string{`"x", W/"y" ,"abc"`}, true},
+		{"second header", []string{`"x"`, `"abc"`}, true},
+		{"other", []string{`"abcd"`}, false},
+		{"unquoted", []string{`abc`}, false},
+		{"unterminated", []string{`"abc`}, false},
+		{"empty", []string{``}, false},
+		{"prefix of list", []string{`"ab", "c"`}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := etagMatch(tt.values, etag); got != tt.want {
+				t.Errorf("etagMatch(%q) = %v, want %v", tt.values, got, tt.want)
+			}
+		})
+	}
+}

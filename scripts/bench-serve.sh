@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Benchmarks `numerology serve` against nginx serving the same full tree with the same
+# headers (edge/nginx/nginx.conf.in), with wrk on loopback and the same request mix
+# (edge/nginx/mix.lua: 90% valid matrix dates, 5% life path, 5% invalid). The rate limit is
+# off on both sides. Prints requests/s and p99 latency of both, their ratios and the
+# server's peak RSS.
+#
+# Usage: scripts/bench-serve.sh [bin/numerology]
+# Environment: TREE (a full tree to reuse instead of generating one), DURATION (15s), THREADS (2), CONNECTIONS (64), SERVE_PORT (18181), NGINX_PORT (18182).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${1:-bin/numerology}
+DURATION=${DURATION:-15s}
+THREADS=${THREADS:-2}
+CONNECTIONS=${CONNECTIONS:-64}
+SERVE_PORT=${SERVE_PORT:-18181}
+NGINX_PORT=${NGINX_PORT:-18182}
+
+need=()
+command -v wrk >/dev/null 2>&1 || need+=(wrk)
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx)
+if [ ${#need[@]} -gt 0 ]; then
+	sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo="sudo"
+	echo "bench-serve: installing ${need[*]} (Debian packages)"
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+serve_pid="" nginx_pid=""
+cleanup() {
+	[ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
+	[ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null && wait "$nginx_pid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+if [ -n "${TREE:-}" ]; then
+	ln -s "$(cd "$TREE" && pwd)" "$tmp/out"
+else
+	echo "bench-serve: generating the full tree"
+	"$BIN" generate --out "$tmp/out" >/dev/null
+fi
+chmod -R a+rX "$tmp/out/"
+
+wait_port() {
+	for _ in $(seq 100); do
+		if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
+		sleep 0.1
+	done
+	echo "bench-serve: nothing listens on port $1" >&2
+	return 1
+}
+
+"$BIN" serve --dir "$tmp/out" --addr "127.0.0.1:$SERVE_PORT" --rate-limit 0 >"$tmp/serve.log" 2>&1 &
+serve_pid=$!
+wait_port "$SERVE_PORT"
+
+sed -e "s|@TREE@|$tmp/out|g" -e "s|@RUN@|$tmp|g" -e "s|@PORT@|$NGINX_PORT|g" edge/nginx/nginx.conf.in >"$tmp/nginx.conf"
+"$NGINX" -p "$tmp" -c "$tmp/nginx.conf" &
+nginx_pid=$!
+wait_port "$NGINX_PORT"
+
+# Both must answer the same statuses for the same paths before they are compared.
+for p in /api/public/matrix/05/1/2000 /api/public/matrix/30/2/2000 /api/public/life-path/11 /api/public/life-path/10 /api/public/nope; do
+	a=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$SERVE_PORT$p")
+	b=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$NGINX_PORT$p")
+	if [ "$a" != "$b" ]; then
+		echo "bench-serve: $p: serve answers $a, nginx $b" >&2
+		exit 1
+	fi
+done
+
+run() { # name port → RESULT line
+	wrk -t"$THREADS" -c"$CONNECTIONS" -d2s -s edge/nginx/mix.lua "http://127.0.0.1:$2" >/dev/null # warm-up
+	wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" -s edge/nginx/mix.lua "http://127.0.0.1:$2" | grep '^RESULT' | sed "s/^RESULT/$1/"
+}
+field() { sed -n "s/.*$1=\([0-9]*\).*/\1/p" <<<"$2"; }
+
+echo "bench-serve: wrk -t$THREADS -c$CONNECTIONS -d$DURATION, mix 90% matrix / 5% life path / 5% invalid, $(nproc) CPUs"
+s=$(run serve "$SERVE_PORT")
+n=$(run nginx "$NGINX_PORT")
+echo "$s"
+echo "$n"
+rss_kb=$(awk '/VmHWM/ {print $2}' "/proc/$serve_pid/status")
+for r in "$s" "$n"; do
+	if [ "$(field socket_errors "$r")" != 0 ]; then
+		echo "bench-serve: socket errors: $r" >&2
+		exit 1
+	fi
+done
+awk -v sr="$(field rps "$s")" -v nr="$(field rps "$n")" -v sp="$(field p99_us "$s")" -v np="$(field p99_us "$n")" -v rss="$rss_kb" 'BEGIN {
+	printf "serve/nginx requests/s: %.2fx (%d vs %d)\n", sr / nr, sr, nr
+	printf "serve/nginx p99 latency: %.2fx (%.2f ms vs %.2f ms)\n", sp / np, sp / 1000, np / 1000
+	printf "serve peak RSS: %.0f MB\n", rss / 1024
+}'
