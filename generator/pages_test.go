@@ -340,3 +340,20 @@ func TestOpenAPIDocument(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkWritePages renders every page, llms.txt and the OpenAPI document in memory.
+func BenchmarkWritePages(b *testing.B) {
+	s := testSite(b)
+	var n int
+	for b.Loop() {
+		n = 0
+		err := writePages(context.Background(), s, func(_ string, body []byte) error {
+			n += len(body)
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n), "bytes/op-out")
+}
