@@ -3,7 +3,8 @@
 #   1. its size: the source as uploaded, and the bundle `wrangler deploy --dry-run` builds;
 #   2. requests/s through `wrangler dev` for valid matrix dates, the worker routing them,
 #      versus the same files fetched as plain static assets from a second `wrangler dev`
-#      with no worker at all: same tree, same concurrency, same duration, one run.
+#      with no worker at all: same tree, same concurrency, same duration, one run, the two
+#      targets alternating in short rounds so that the machine's other load weighs on both.
 # Usage: scripts/bench-worker.sh [bin/numerology]   (BENCH_SECONDS, BENCH_CONCURRENCY)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,8 +66,9 @@ cat >"$dir/assets-only.json" <<EOF
 {"name": "numerology-assets-only", "compatibility_date": "2026-11-01", "assets": {"directory": "$dir/out"}}
 EOF
 
-# A small load generator: keep-alive clients, every request from a distinct client address
-# (the rate limit must not refuse the benchmark), all valid dates of 2000 in turn.
+# A small load generator: keep-alive clients, each client address used for 50 requests
+# only (the rate limit must not refuse the benchmark), all valid dates of 2000 in turn, the two
+# targets alternating in rounds.
 cat >"$dir/load.go" <<'EOF'
 package main
 
@@ -80,64 +82,100 @@ import (
 	"time"
 )
 
-func main() {
-	base := flag.String("base", "", "base URL")
-	suffix := flag.String("suffix", "", "appended to each path")
-	conc := flag.Int("c", 8, "concurrent clients")
-	dur := flag.Duration("d", 10*time.Second, "duration")
-	flag.Parse()
-	var paths []string
-	for t := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC); t.Year() == 2000; t = t.AddDate(0, 0, 1) {
-		paths = append(paths, fmt.Sprintf("%s/api/public/matrix/%d/%d/2000%s", *base, t.Day(), int(t.Month()), *suffix))
-	}
-	tr := &http.Transport{MaxIdleConnsPerHost: *conc}
-	client := &http.Client{Transport: tr}
-	var n, ok, bad atomic.Int64
-	run := func(until time.Time, count bool) {
-		var wg sync.WaitGroup
-		for range *conc {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for time.Now().Before(until) {
-					i := n.Add(1)
-					req, _ := http.NewRequest("GET", paths[int(i)%len(paths)], nil)
-					req.Header.Set("CF-Connecting-IP", fmt.Sprintf("10.%d.%d.%d", (i>>16)&255, (i>>8)&255, i&255))
-					resp, err := client.Do(req)
-					if err != nil {
-						bad.Add(1)
-						continue
-					}
-					io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
-					if !count {
-						continue
-					}
-					if resp.StatusCode == 200 {
-						ok.Add(1)
-					} else {
-						bad.Add(1)
-					}
+var n atomic.Int64
+
+// run loads urls with conc clients until the deadline; it returns the 200s and the others.
+func run(client *http.Client, urls []string, conc int, until time.Time) (ok, bad int64) {
+	var okN, badN atomic.Int64
+	var wg sync.WaitGroup
+	for range conc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(until) {
+				i := n.Add(1)
+				req, _ := http.NewRequest("GET", urls[int(i)%len(urls)], nil)
+				c := i / 50 // 50 requests per client address: under the limit of 60 a minute
+				req.Header.Set("CF-Connecting-IP", fmt.Sprintf("10.%d.%d.%d", (c>>16)&255, (c>>8)&255, c&255))
+				resp, err := client.Do(req)
+				if err != nil {
+					badN.Add(1)
+					continue
 				}
-			}()
-		}
-		wg.Wait()
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode == 200 {
+					okN.Add(1)
+				} else {
+					badN.Add(1)
+				}
+			}
+		}()
 	}
-	run(time.Now().Add(2*time.Second), false) // warm-up
-	ok.Store(0)
-	bad.Store(0)
-	run(time.Now().Add(*dur), true)
-	fmt.Printf("%.0f %d\n", float64(ok.Load())/dur.Seconds(), bad.Load())
+	wg.Wait()
+	return okN.Load(), badN.Load()
+}
+
+func matrixURLs(base, suffix string) []string {
+	var u []string
+	for t := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC); t.Year() == 2000; t = t.AddDate(0, 0, 1) {
+		u = append(u, fmt.Sprintf("%s/api/public/matrix/%d/%d/2000%s", base, t.Day(), int(t.Month()), suffix))
+	}
+	return u
+}
+
+func lifePathURLs(base, suffix string) []string {
+	var u []string
+	for _, n := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 22, 33} {
+		u = append(u, fmt.Sprintf("%s/api/public/life-path/%d%s", base, n, suffix))
+	}
+	return u
+}
+
+func main() {
+	worker := flag.String("worker", "", "base URL of the worker")
+	assets := flag.String("assets", "", "base URL of the plain assets")
+	conc := flag.Int("c", 8, "concurrent clients")
+	dur := flag.Duration("d", 10*time.Second, "total duration per target")
+	rounds := flag.Int("rounds", 5, "alternating rounds")
+	flag.Parse()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *conc}}
+	targets := [4][]string{
+		matrixURLs(*worker, ""), matrixURLs(*assets, ".json"),
+		lifePathURLs(*worker, ""), lifePathURLs(*assets, ".json"),
+	}
+	for _, u := range targets { // warm-up
+		run(client, u, *conc, time.Now().Add(time.Second))
+	}
+	var ok, bad [4]int64
+	slice := *dur / time.Duration(*rounds)
+	for range *rounds {
+		for k, u := range targets {
+			o, b := run(client, u, *conc, time.Now().Add(slice))
+			ok[k] += o
+			bad[k] += b
+		}
+	}
+	s := dur.Seconds()
+	for k := range targets {
+		fmt.Printf("%.0f %d ", float64(ok[k])/s, bad[k])
+	}
+	fmt.Println()
 }
 EOF
 
-echo "== requests/s, $conc concurrent clients, ${seconds}s each, wrangler dev on loopback"
+echo "== requests/s: $conc keep-alive clients, ${seconds}s per target, 4 targets in 5 alternating rounds, wrangler dev on loopback"
 go build -o "$dir/load" "$dir/load.go"
 start worker "$PWD/edge/wrangler.json"
-read -r wrps wbad < <("$dir/load" -base "http://127.0.0.1:$port" -c "$conc" -d "${seconds}s")
-kill -TERM -- "-${pids[0]}" 2>/dev/null || true
+wport=$port
 start assets "$dir/assets-only.json"
-read -r arps abad < <("$dir/load" -base "http://127.0.0.1:$port" -suffix .json -c "$conc" -d "${seconds}s")
-echo "through the worker  /api/public/matrix/{d}/{m}/2000       : $wrps req/s ($wbad not 200)"
-echo "plain assets        /api/public/matrix/{d}/{m}/2000.json  : $arps req/s ($abad not 200)"
-awk -v w="$wrps" -v a="$arps" 'BEGIN { printf "ratio worker/assets: %.2fx (goal >= 0.7x)\n", w / a }'
+aport=$port
+read -r wrps wbad arps abad wlrps wlbad alrps albad < <("$dir/load" -worker "http://127.0.0.1:$wport" -assets "http://127.0.0.1:$aport" -c "$conc" -d "${seconds}s")
+echo "matrix, through the worker  /api/public/matrix/{d}/{m}/2000       : $wrps req/s ($wbad not 200)"
+echo "matrix, plain assets        /api/public/matrix/{d}/{m}/2000.json  : $arps req/s ($abad not 200)"
+awk -v w="$wrps" -v a="$arps" 'BEGIN { printf "matrix ratio worker/assets: %.2fx (goal >= 0.7x)\n", w / a }'
+# The same without the rate limit: routing and headers alone (wrangler dev simulates the
+# Rate Limiting binding with a Durable Object and SQLite, far costlier than Cloudflare's).
+echo "life path, through the worker  /api/public/life-path/{n}      : $wlrps req/s ($wlbad not 200)"
+echo "life path, plain assets        /api/public/life-path/{n}.json : $alrps req/s ($albad not 200)"
+awk -v w="$wlrps" -v a="$alrps" 'BEGIN { printf "life path ratio worker/assets (no rate limit): %.2fx\n", w / a }'
