@@ -69,6 +69,18 @@ func TestMatrixDetailsPage(t *testing.T) {
 		screenshot(t, ctx, "details-"+vectorDate+".png")
 	})
 
+	t.Run("russian-date-format", func(t *testing.T) {
+		do(t, ctx,
+			chromedp.Navigate(srv.URL+"/matrix/details?date=15.05.1990"),
+			chromedp.WaitVisible(chromedp.CSS(`#diagram[data-state="ready"]`)),
+		)
+		want := goldenMatrix(t, vectorDate)
+		got := eval[string](t, ctx, `document.querySelector('#diagram [data-position="personal"]').dataset.arcana`)
+		if got != strconv.Itoa(want["personal"]) {
+			t.Errorf("personal = %s for 15.05.1990, want %d", got, want["personal"])
+		}
+	})
+
 	t.Run("bad-date", func(t *testing.T) {
 		before := apiCalls.Load()
 		msg := friendlyMessage(t, ctx, srv.URL+"/matrix/details?date=1990-02-30", "bad-date")

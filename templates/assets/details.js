@@ -49,6 +49,9 @@
 
   // parse checks the format, the calendar and the range; it returns {d, m, y} or an error text.
   function parse(s) {
+    // Also accept the Russian DD.MM.YYYY that people type where the browser has no date picker.
+    var ru = /^(\d{1,2})\.(\d{1,2})\.(\d{4})$/.exec(s);
+    if (ru) s = ru[3] + "-" + pad(+ru[2]) + "-" + pad(+ru[1]);
     var m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
     if (!m) {
       return { error: "Не получилось прочитать дату «" + s + "». Нужен формат ГГГГ-ММ-ДД, например 1990-05-15." };
