@@ -64,6 +64,7 @@ type archiveCheck struct {
 	rep      *ArchiveReport
 	files    map[string]archFile
 	keep     map[string][]byte // SHA256SUMS and datapackage.json
+	broken   map[string]bool   // files already reported as unreadable
 	onFile   func()
 	progress func(done, total int)
 	total    int
@@ -90,7 +91,7 @@ func VerifyArchive(ctx context.Context, file string, onProgress func(done, total
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	c := &archiveCheck{rep: &ArchiveReport{}, files: map[string]archFile{}, keep: map[string][]byte{}, progress: onProgress}
+	c := &archiveCheck{rep: &ArchiveReport{}, files: map[string]archFile{}, keep: map[string][]byte{}, broken: map[string]bool{}, progress: onProgress}
 	switch {
 	case magic[0] == 0x1f && magic[1] == 0x8b:
 		c.rep.Format = TarGz
@@ -204,6 +205,7 @@ func (c *archiveCheck) readTarGz(ctx context.Context, f *os.File) error {
 		last = rel
 		if err := c.file(rel, tr); err != nil {
 			c.add(ProblemCorrupt, rel, "cannot be read: %v", err)
+			c.broken[rel] = true
 			return nil
 		}
 	}
@@ -246,6 +248,7 @@ func (c *archiveCheck) readZip(ctx context.Context, f *os.File) error {
 		}()
 		if err != nil {
 			c.add(ProblemCorrupt, rel, "cannot be read: %v", err)
+			c.broken[rel] = true
 		}
 	}
 	return nil
@@ -292,6 +295,7 @@ func (c *archiveCheck) checkSums() {
 	for name, want := range sums {
 		got, ok := c.files[name]
 		switch {
+		case c.broken[name]:
 		case !ok:
 			c.add(ProblemMissing, name, "listed in %s but not in the archive", SumsFile)
 		case got.sum != want:
@@ -327,6 +331,7 @@ func (c *archiveCheck) checkDataPackage() {
 		}
 		got, ok := c.files[r.Path]
 		switch {
+		case c.broken[r.Path]:
 		case !ok:
 			c.add(ProblemMissing, r.Path, "resource %q of %s is not in the archive", r.Name, DataPackageFile)
 		case got.size != r.Bytes || got.sum != want:
