@@ -1,0 +1,91 @@
+package main
+
+import (
+	"archive/zip"
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestPackAndVerifyArchive runs generate, pack and verify as a user would, on a one-year
+// tree, then damages one record in the zip and checks that verify --archive names it.
+func TestPackAndVerifyArchive(t *testing.T) {
+	t.Setenv("SOURCE_DATE_EPOCH", "1700000000")
+	dir := t.TempDir()
+	out, dist := filepath.Join(dir, "out"), filepath.Join(dir, "dist")
+	if code, _, errOut := run(t, "generate", "--years", "2000", "--out", out); code != 0 {
+		t.Fatalf("generate: exit %d: %s", code, errOut)
+	}
+	code, stdout, errOut := run(t, "pack", "--dir", out, "--to", dist)
+	if code != 0 {
+		t.Fatalf("pack: exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"numerology-dataset-1.0.tar.gz", "numerology-dataset-1.0.zip", "matrix.csv: 366 rows"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("pack output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if code, stdout, errOut := run(t, "verify", "--dir", out); code != 0 {
+		t.Fatalf("verify --dir after pack: exit %d: %s%s", code, stdout, errOut)
+	}
+	tests := []struct {
+		name     string
+		file     string
+		corrupt  bool
+		wantCode int
+		wantOut  string
+	}{
+		{"good tar.gz", filepath.Join(dist, "numerology-dataset-1.0.tar.gz"), false, exitOK, "matches its SHA256SUMS and datapackage.json"},
+		{"good zip", filepath.Join(dist, "numerology-dataset-1.0.zip"), false, exitOK, "matches its SHA256SUMS and datapackage.json"},
+		{"published copy", filepath.Join(out, "downloads", "numerology-dataset-1.0.zip"), false, exitOK, "matches"},
+		{"corrupted zip", filepath.Join(dist, "numerology-dataset-1.0.zip"), true, exitVerify, "corrupt: api/public/matrix/29/2/2000.json: "},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			file := tc.file
+			if tc.corrupt {
+				file = corruptZipEntry(t, tc.file, "api/public/matrix/29/2/2000.json")
+			}
+			code, stdout, errOut := run(t, "verify", "--archive", file)
+			if code != tc.wantCode || !strings.Contains(stdout, tc.wantOut) {
+				t.Errorf("exit %d, stdout:\n%s\nstderr: %s\nwant exit %d and %q", code, stdout, errOut, tc.wantCode, tc.wantOut)
+			}
+		})
+	}
+	if code, _, errOut := run(t, "verify", "--archive", filepath.Join(dir, "none.zip")); code != exitVerify || !strings.Contains(errOut, "none.zip") {
+		t.Errorf("verify of a missing archive: exit %d, stderr %q; want %d naming the file", code, errOut, exitVerify)
+	}
+	if code, _, errOut := run(t, "pack", "--dir", filepath.Join(dir, "nothing"), "--to", dist); code != exitIO {
+		t.Errorf("pack of a missing tree: exit %d (%s), want %d", code, errOut, exitIO)
+	}
+}
+
+// corruptZipEntry copies a zip with one bit of an entry's data flipped.
+func corruptZipEntry(t *testing.T, file, entry string) string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(zr.File, func(f *zip.File) bool { return strings.HasSuffix(f.Name, "/"+entry) })
+	if i < 0 {
+		t.Fatalf("%s is not in %s", entry, file)
+	}
+	off, err := zr.File[i].DataOffset()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[off+20] ^= 0x04
+	out := filepath.Join(t.TempDir(), "corrupt.zip")
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
