@@ -1,0 +1,353 @@
+package edge
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/opennumerology/numerology/generator/manifest"
+)
+
+// readOnlyTree returns a tree generated once per test binary (removed by the OS's temp
+// cleaning; the tests never write into it).
+func readOnlyTree(t testing.TB) string {
+	t.Helper()
+	treeOnce.Do(func() { treeDir = genTree(&onceTB{TB: t}) })
+	if treeDir == "" {
+		t.Fatal("the shared test tree could not be generated")
+	}
+	return treeDir
+}
+
+var (
+	treeOnce sync.Once
+	treeDir  string
+)
+
+// onceTB lets the shared tree outlive the first test that asks for it.
+type onceTB struct{ testing.TB }
+
+func (o *onceTB) TempDir() string {
+	d, err := os.MkdirTemp("", "edge-tree-")
+	if err != nil {
+		o.TB.Fatal(err)
+	}
+	return d
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if treeDir != "" {
+		os.RemoveAll(filepath.Dir(treeDir))
+	}
+	os.Exit(code)
+}
+
+func get(t *testing.T, h http.Handler, method, target string, hdr map[string]string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(method, target, nil)
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	return w
+}
+
+// TestSpoofedForwardedFor checks that without --trust-header a client cannot escape the
+// limit by sending X-Forwarded-For, and that with it the header is the client.
+func TestSpoofedForwardedFor(t *testing.T) {
+	dir := readOnlyTree(t)
+	m, err := manifest.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name      string
+		trust     string
+		wantLimit bool
+	}{
+		{"peer address by default", "", true},
+		{"trusted header", "X-Forwarded-For", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, err := New(Options{Dir: dir, Manifest: m, RateLimit: 3, RateWindow: time.Minute, TrustHeader: tt.trust})
+			if err != nil {
+				t.Fatal(err)
+			}
+			limited := false
+			for i := range 10 {
+				w := get(t, h, "GET", "/api/public/matrix/1/1/2000", map[string]string{"X-Forwarded-For": fmt.Sprintf("203.0.113.%d", i)})
+				limited = limited || w.Code == http.StatusTooManyRequests
+			}
+			if limited != tt.wantLimit {
+				t.Errorf("limited = %v, want %v", limited, tt.wantLimit)
+			}
+		})
+	}
+}
+
+func TestStatic(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"index.html":                  "<p>home",
+		"about.html":                  "<p>about",
+		"life-path/index.html":        "<p>numbers",
+		"404.html":                    "<p>not here",
+		"downloads/data.csv":          "a,b\n",
+		"api/public/edge.json":        "{}",
+		"api/public/life-path.json":   "[]\n",
+		"_headers":                    "# rules\n",
+		"style.css":                   "p{}",
+		"downloads/numerology.zip":    "PK",
+		"downloads/numerology.tar.gz": "\x1f\x8b",
+	}
+	m := testManifest(t, dir, files)
+	h, err := New(Options{Dir: dir, Manifest: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, method, path string
+		status             int
+		body, ctype        string
+	}{
+		{"root", "GET", "/", 200, "<p>home", "text/html; charset=utf-8"},
+		{"exact file", "GET", "/about.html", 200, "<p>about", "text/html; charset=utf-8"},
+		{"html extension", "GET", "/about", 200, "<p>about", "text/html; charset=utf-8"},
+		{"directory index", "GET", "/life-path", 200, "<p>numbers", "text/html; charset=utf-8"},
+		{"directory slash", "GET", "/life-path/", 200, "<p>numbers", "text/html; charset=utf-8"},
+		{"csv", "GET", "/downloads/data.csv", 200, "a,b\n", "text/csv; charset=utf-8"},
+		{"zip", "GET", "/downloads/numerology.zip", 200, "PK", "application/zip"},
+		{"gzip", "GET", "/downloads/numerology.tar.gz", 200, "\x1f\x8b", "application/gzip"},
+		{"css", "GET", "/style.css", 200, "p{}", "text/css; charset=utf-8"},
+		{"encoded name", "GET", "/%61bout", 200, "<p>about", "text/html; charset=utf-8"},
+		{"manifest is public", "GET", "/manifest.json", 200, "", "application/json; charset=utf-8"},
+		{"HEAD", "HEAD", "/about", 200, "", "text/html; charset=utf-8"},
+		{"unknown", "GET", "/nope", 404, "<p>not here", "text/html; charset=utf-8"},
+		{"headers file", "GET", "/_headers", 404, "<p>not here", "text/html; charset=utf-8"},
+		{"api file through static", "GET", "/api/public/../api/public/edge.json", 404, "", "application/json; charset=utf-8"},
+		{"api prefix lookalike", "GET", "/api/publicx", 404, "<p>not here", "text/html; charset=utf-8"},
+		{"dot-dot", "GET", "/life-path/../about.html", 404, "<p>not here", "text/html; charset=utf-8"},
+		{"encoded dot-dot", "GET", "/%2e%2e/%2e%2e/etc/passwd", 404, "<p>not here", "text/html; charset=utf-8"},
+		{"backslash", "GET", "/life-path\\index.html", 404, "<p>not here", "text/html; charset=utf-8"},
+		{"POST", "POST", "/about", 405, "", "text/plain; charset=utf-8"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := get(t, h, tt.method, tt.path, nil)
+			if w.Code != tt.status {
+				t.Fatalf("%s %s: status %d, want %d", tt.method, tt.path, w.Code, tt.status)
+			}
+			if got := w.Header().Get("Content-Type"); got != tt.ctype {
+				t.Errorf("Content-Type %q, want %q", got, tt.ctype)
+			}
+			if tt.body != "" && w.Body.String() != tt.body {
+				t.Errorf("body %q, want %q", w.Body.String(), tt.body)
+			}
+		})
+	}
+	t.Run("no 404 page", func(t *testing.T) {
+		os.Remove(filepath.Join(dir, "404.html"))
+		delete(files, "404.html")
+		h, err := New(Options{Dir: dir, Manifest: testManifest(t, dir, files)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := get(t, h, "GET", "/nope", nil)
+		if w.Code != 404 || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
+			t.Errorf("status %d, Content-Type %q, want a plain 404", w.Code, w.Header().Get("Content-Type"))
+		}
+	})
+}
+
+// testManifest writes files into dir and returns a manifest listing them, with the edge
+// config of a real tree.
+func testManifest(t *testing.T, dir string, files map[string]string) *manifest.Manifest {
+	t.Helper()
+	real, err := manifest.Load(readOnlyTree(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &manifest.Manifest{APIVersion: real.APIVersion, SiteURL: real.SiteURL, Edge: real.Edge}
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m.Files = append(m.Files, manifest.File{Path: name, Size: int64(len(body)), SHA256: strings.Repeat("0", 64)})
+	}
+	if err := os.WriteFile(filepath.Join(dir, manifest.FileName), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestCheckTree(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(t *testing.T, dir string, m *manifest.Manifest)
+		ok     bool
+	}{
+		{"intact", func(*testing.T, string, *manifest.Manifest) {}, true},
+		{"one file missing", func(t *testing.T, dir string, m *manifest.Manifest) {
+			remove(t, dir, m.Files[len(m.Files)/2].Path)
+		}, true},
+		{"many files missing", func(t *testing.T, dir string, m *manifest.Manifest) {
+			os.RemoveAll(filepath.Join(dir, "api", "public", "matrix", "1"))
+			os.RemoveAll(filepath.Join(dir, "api", "public", "matrix", "2"))
+			os.RemoveAll(filepath.Join(dir, "api", "public", "matrix", "3"))
+		}, false},
+		{"error body missing", func(t *testing.T, dir string, m *manifest.Manifest) {
+			remove(t, dir, m.Edge.Errors[manifest.ErrInvalidDate].File)
+			remove(t, dir, m.Edge.Errors[manifest.ErrNotFound].File)
+		}, false},
+		{"size differs", func(t *testing.T, dir string, m *manifest.Manifest) {
+			if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(m.Files[0].Path)), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := genTree(t)
+			m, err := manifest.Load(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.change(t, dir, m)
+			err = CheckTree(dir, m)
+			if (err == nil) != tt.ok {
+				t.Errorf("CheckTree: %v, want ok=%v", err, tt.ok)
+			}
+		})
+	}
+}
+
+func remove(t *testing.T, dir, p string) {
+	t.Helper()
+	if err := os.Remove(filepath.Join(dir, filepath.FromSlash(p))); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestUnreadableFile checks that a file that cannot be read gives 500 for its route only.
+func TestUnreadableFile(t *testing.T) {
+	dir := genTree(t)
+	p := filepath.Join(dir, filepath.FromSlash(manifest.MatrixFile(1, 1, 2000)))
+	if err := os.WriteFile(p, []byte("truncated"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newTestHandler(t, dir, nil)
+	if w := get(t, h, "GET", "/api/public/matrix/1/1/2000", nil); w.Code != 500 {
+		t.Errorf("truncated file: status %d, want 500", w.Code)
+	}
+	if w := get(t, h, "GET", "/api/public/matrix/2/1/2000", nil); w.Code != 200 {
+		t.Errorf("next date: status %d, want 200", w.Code)
+	}
+}
+
+// TestLoad sends 20,000 requests of the benchmark's mix over loopback from 16 goroutines
+// (stopping at 2 s) and checks that none fails and that the heap returns near its
+// baseline afterwards.
+func TestLoad(t *testing.T) {
+	dir := readOnlyTree(t)
+	m, err := manifest.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(Options{Dir: dir, Manifest: m, RateLimit: 60, RateWindow: time.Minute, CacheBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := startServer(t, h)
+	paths := loadPaths()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+	heap := func() uint64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	// A first pass fills the body cache, so that what follows measures growth only.
+	for _, p := range paths[:200] {
+		resp, err := client.Get(base + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	before := heap()
+	const total, workers = 20_000, 16
+	deadline := time.Now().Add(2 * time.Second)
+	var sent, failed atomic.Int64
+	var firstErr atomic.Value
+	var wg sync.WaitGroup
+	for g := range workers {
+		wg.Go(func() {
+			for i := g; i < total && time.Now().Before(deadline); i += workers {
+				p := paths[i%len(paths)]
+				resp, err := client.Get(base + p)
+				sent.Add(1)
+				if err != nil {
+					failed.Add(1)
+					firstErr.CompareAndSwap(nil, err.Error())
+					continue
+				}
+				_, err = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if err != nil || (resp.StatusCode != 200 && resp.StatusCode != 400 && resp.StatusCode != 500 && resp.StatusCode != 429) {
+					failed.Add(1)
+					firstErr.CompareAndSwap(nil, fmt.Sprintf("%s: status %d %v", p, resp.StatusCode, err))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	client.CloseIdleConnections()
+	if failed.Load() > 0 {
+		t.Fatalf("%d of %d requests failed, first: %v", failed.Load(), sent.Load(), firstErr.Load())
+	}
+	if sent.Load() < 1000 {
+		t.Fatalf("only %d requests in 2 s", sent.Load())
+	}
+	time.Sleep(100 * time.Millisecond) // let the server's connection goroutines end
+	after := heap()
+	if after > before+8<<20 {
+		t.Errorf("heap grew from %d to %d bytes after %d requests", before, after, sent.Load())
+	}
+	t.Logf("%d requests, heap %d → %d bytes", sent.Load(), before, after)
+}
+
+// loadPaths is the benchmark's mix: 90% matrix dates of the tree's years (and a few of
+// other years, which answer 500 in a small tree), 5% life path, 5% invalid.
+func loadPaths() []string {
+	var paths []string
+	years := []int{1900, 2000, 2100, 1950}
+	for i := range 1000 {
+		switch {
+		case i%20 == 0:
+			paths = append(paths, fmt.Sprintf("/api/public/life-path/%d", 1+i%9))
+		case i%20 == 1:
+			paths = append(paths, fmt.Sprintf("/api/public/matrix/30/2/%d", 1900+i%200))
+		default:
+			paths = append(paths, fmt.Sprintf("/api/public/matrix/%d/%d/%d", 1+i%28, 1+i%12, years[i%len(years)]))
+		}
+	}
+	return paths
+}
