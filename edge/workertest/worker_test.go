@@ -240,9 +240,9 @@ func testRateLimit(t *testing.T, w *wrangler, m *manifest.Manifest) {
 }
 
 // waitFreshWindow waits, when the current minute (the local binding's window) has less than
-// 20 s left, until the next one has begun.
+// 30 s left, until the next one has begun.
 func waitFreshWindow() {
-	if left := time.Minute - time.Duration(time.Now().UnixNano())%time.Minute; left < 20*time.Second {
+	if left := time.Minute - time.Duration(time.Now().UnixNano())%time.Minute; left < 30*time.Second {
 		time.Sleep(left + 200*time.Millisecond)
 	}
 }
