@@ -25,6 +25,9 @@ const (
 	shutdownTimeout   = 10 * time.Second
 )
 
+// wrapServeHandler wraps the server's handler; tests use it to hold a request in flight.
+var wrapServeHandler = func(h http.Handler) http.Handler { return h }
+
 type serveOptions struct {
 	dir         string
 	addr        string
@@ -124,7 +127,7 @@ func runServe(ctx context.Context, cmd *cobra.Command, opts *serveOptions) error
 		return withCode(exitIO, fmt.Errorf("listen %s: %w", opts.addr, err))
 	}
 	srv := &http.Server{
-		Handler:           h,
+		Handler:           wrapServeHandler(h),
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
