@@ -18,7 +18,6 @@ import (
 	"sync"
 	"time"
 
-	cf "github.com/cloudflare/cloudflare-go/v6"
 	"github.com/cloudflare/cloudflare-go/v6/cache"
 	"github.com/cloudflare/cloudflare-go/v6/option"
 	"github.com/cloudflare/cloudflare-go/v6/shared"
@@ -108,13 +107,17 @@ func (d *Deployer) apply(ctx context.Context, p *Plan, red *redactor) (*Result, 
 	// 1. The upload session: Cloudflare answers with the buckets of hashes it lacks.
 	manifestParam := make(map[string]workers.ScriptAssetUploadNewParamsManifest, len(p.Assets))
 	for _, as := range p.Assets {
-		manifestParam[as.Path] = workers.ScriptAssetUploadNewParamsManifest{Hash: cf.F(as.Hash), Size: cf.F(as.Size)}
+		var e workers.ScriptAssetUploadNewParamsManifest
+		set(&e.Hash.Value, &e.Hash.Present, as.Hash)
+		set(&e.Size.Value, &e.Size.Present, as.Size)
+		manifestParam[as.Path] = e
 	}
+	var sp workers.ScriptAssetUploadNewParams
+	set(&sp.AccountID.Value, &sp.AccountID.Present, d.AccountID)
+	set(&sp.Manifest.Value, &sp.Manifest.Present, manifestParam)
 	var session *workers.ScriptAssetUploadNewResponse
 	err := a.call(ctx, "start the assets upload session", func() (err error) {
-		session, err = wk.Scripts.Assets.Upload.New(ctx, p.ScriptName, workers.ScriptAssetUploadNewParams{
-			AccountID: cf.F(d.AccountID), Manifest: cf.F(manifestParam),
-		})
+		session, err = wk.Scripts.Assets.Upload.New(ctx, p.ScriptName, sp)
 		return err
 	})
 	if err != nil {
@@ -147,11 +150,12 @@ func (d *Deployer) apply(ctx context.Context, p *Plan, red *redactor) (*Result, 
 	}
 	if len(p.PurgePrefixes) > 0 {
 		cs := cache.NewCacheService(opts...)
+		var body cache.CachePurgeParamsBodyCachePurgeFlexPurgeByPrefixes
+		set(&body.Prefixes.Value, &body.Prefixes.Present, p.PurgePrefixes)
+		params := cache.CachePurgeParams{Body: body}
+		set(&params.ZoneID.Value, &params.ZoneID.Present, p.ZoneID)
 		err := a.call(ctx, "purge the cache", func() error {
-			_, err := cs.Purge(ctx, cache.CachePurgeParams{
-				ZoneID: cf.F(p.ZoneID),
-				Body:   cache.CachePurgeParamsBodyCachePurgeFlexPurgeByPrefixes{Prefixes: cf.F(p.PurgePrefixes)},
-			})
+			_, err := cs.Purge(ctx, params)
 			return err
 		})
 		if err != nil {
@@ -324,10 +328,10 @@ func (a *applier) uploadBucket(ctx context.Context, uploadJWT string, i, n int, 
 	err = a.call(ctx, fmt.Sprintf("upload bucket %d of %d", i+1, n), func() (err error) {
 		// The SDK's map[string]string body would drop each file's content type, so the form
 		// built above replaces it; path, query, auth and envelope stay the SDK's.
-		res, err = a.wk.Assets.Upload.New(ctx, workers.AssetUploadNewParams{
-			AccountID: cf.F(a.d.AccountID),
-			Base64:    cf.F(workers.AssetUploadNewParamsBase64True),
-		}, option.WithAPIToken(uploadJWT), option.WithRequestBody(contentType, form))
+		var params workers.AssetUploadNewParams
+		set(&params.AccountID.Value, &params.AccountID.Present, a.d.AccountID)
+		set(&params.Base64.Value, &params.Base64.Present, workers.AssetUploadNewParamsBase64True)
+		res, err = a.wk.Assets.Upload.New(ctx, params, option.WithAPIToken(uploadJWT), option.WithRequestBody(contentType, form))
 		return err
 	})
 	if err != nil {
@@ -357,65 +361,69 @@ func (a *applier) readAsset(as *Asset) ([]byte, error) {
 // config) and bindings, and returns the new version's id.
 func (a *applier) uploadScript(ctx context.Context, completionJWT string) (string, error) {
 	w := a.p.Worker
-	cfg := workers.ScriptUpdateParamsMetadataAssetsConfig{}
+	var cfg workers.ScriptUpdateParamsMetadataAssetsConfig
 	if w.Assets.HTMLHandling != "" {
-		cfg.HTMLHandling = cf.F(workers.ScriptUpdateParamsMetadataAssetsConfigHTMLHandling(w.Assets.HTMLHandling))
+		set(&cfg.HTMLHandling.Value, &cfg.HTMLHandling.Present, workers.ScriptUpdateParamsMetadataAssetsConfigHTMLHandling(w.Assets.HTMLHandling))
 	}
 	if w.Assets.NotFoundHandling != "" {
-		cfg.NotFoundHandling = cf.F(workers.ScriptUpdateParamsMetadataAssetsConfigNotFoundHandling(w.Assets.NotFoundHandling))
+		set(&cfg.NotFoundHandling.Value, &cfg.NotFoundHandling.Present, workers.ScriptUpdateParamsMetadataAssetsConfigNotFoundHandling(w.Assets.NotFoundHandling))
 	}
 	if len(w.Assets.RunWorkerFirst) > 0 {
 		all, rules, _ := runWorkerFirst(w.Assets.RunWorkerFirst)
+		var v workers.ScriptUpdateParamsMetadataAssetsConfigRunWorkerFirstUnion = shared.UnionBool(all)
 		if rules != nil {
-			cfg.RunWorkerFirst = cf.F[workers.ScriptUpdateParamsMetadataAssetsConfigRunWorkerFirstUnion](workers.ScriptUpdateParamsMetadataAssetsConfigRunWorkerFirstArray(rules))
-		} else {
-			cfg.RunWorkerFirst = cf.F[workers.ScriptUpdateParamsMetadataAssetsConfigRunWorkerFirstUnion](shared.UnionBool(all))
+			v = workers.ScriptUpdateParamsMetadataAssetsConfigRunWorkerFirstArray(rules)
 		}
+		set(&cfg.RunWorkerFirst.Value, &cfg.RunWorkerFirst.Present, v)
 	}
 	if a.p.Headers != "" {
-		cfg.Headers = cf.F(a.p.Headers)
+		set(&cfg.Headers.Value, &cfg.Headers.Present, a.p.Headers)
 	}
-	bindings := []workers.ScriptUpdateParamsMetadataBindingUnion{
-		workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindAssets{
-			Name: cf.F(w.Assets.Binding),
-			Type: cf.F(workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindAssetsTypeAssets),
-		},
-	}
+	var assetsBinding workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindAssets
+	set(&assetsBinding.Name.Value, &assetsBinding.Name.Present, w.Assets.Binding)
+	set(&assetsBinding.Type.Value, &assetsBinding.Type.Present, workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindAssetsTypeAssets)
+	bindings := []workers.ScriptUpdateParamsMetadataBindingUnion{assetsBinding}
 	for _, rl := range w.RateLimits {
-		bindings = append(bindings, workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindRatelimit{
-			Name:        cf.F(rl.Name),
-			NamespaceID: cf.F(string(rl.NamespaceID)),
-			Simple: cf.F(workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindRatelimitSimple{
-				Limit: cf.F(float64(rl.Simple.Limit)), Period: cf.F(int64(rl.Simple.Period)),
-			}),
-			Type: cf.F(workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindRatelimitTypeRatelimit),
-		})
+		var b workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindRatelimit
+		var simple workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindRatelimitSimple
+		set(&simple.Limit.Value, &simple.Limit.Present, float64(rl.Simple.Limit))
+		set(&simple.Period.Value, &simple.Period.Present, int64(rl.Simple.Period))
+		set(&b.Name.Value, &b.Name.Present, rl.Name)
+		set(&b.NamespaceID.Value, &b.NamespaceID.Present, string(rl.NamespaceID))
+		set(&b.Simple.Value, &b.Simple.Present, simple)
+		set(&b.Type.Value, &b.Type.Present, workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindRatelimitTypeRatelimit)
+		bindings = append(bindings, b)
 	}
 	for _, k := range sortedKeys(w.Vars) {
-		bindings = append(bindings, workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindPlainText{
-			Name: cf.F(k), Text: cf.F(w.Vars[k]),
-			Type: cf.F(workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindPlainTextTypePlainText),
-		})
+		var b workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindPlainText
+		set(&b.Name.Value, &b.Name.Present, k)
+		set(&b.Text.Value, &b.Text.Present, w.Vars[k])
+		set(&b.Type.Value, &b.Type.Present, workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindPlainTextTypePlainText)
+		bindings = append(bindings, b)
 	}
-	meta := workers.ScriptUpdateParamsMetadata{
-		MainModule:        cf.F(w.MainModule),
-		CompatibilityDate: cf.F(w.CompatibilityDate),
-		Assets:            cf.F(workers.ScriptUpdateParamsMetadataAssets{JWT: cf.F(completionJWT), Config: cf.F(cfg)}),
-		Bindings:          cf.F(bindings),
-	}
+	var assets workers.ScriptUpdateParamsMetadataAssets
+	set(&assets.JWT.Value, &assets.JWT.Present, completionJWT)
+	set(&assets.Config.Value, &assets.Config.Present, cfg)
+	var meta workers.ScriptUpdateParamsMetadata
+	set(&meta.MainModule.Value, &meta.MainModule.Present, w.MainModule)
+	set(&meta.CompatibilityDate.Value, &meta.CompatibilityDate.Present, w.CompatibilityDate)
+	set(&meta.Assets.Value, &meta.Assets.Present, assets)
+	set(&meta.Bindings.Value, &meta.Bindings.Present, bindings)
 	if w.Observability != nil {
-		meta.Observability = cf.F(workers.ScriptUpdateParamsMetadataObservability{Enabled: cf.F(*w.Observability)})
+		var o workers.ScriptUpdateParamsMetadataObservability
+		set(&o.Enabled.Value, &o.Enabled.Present, *w.Observability)
+		set(&meta.Observability.Value, &meta.Observability.Present, o)
 	}
 	if len(w.CompatibilityFlags) > 0 {
-		meta.CompatibilityFlags = cf.F(w.CompatibilityFlags)
+		set(&meta.CompatibilityFlags.Value, &meta.CompatibilityFlags.Present, w.CompatibilityFlags)
 	}
 	var res *workers.ScriptUpdateResponse
 	err := a.call(ctx, "upload the worker script", func() (err error) {
-		res, err = a.wk.Scripts.Update(ctx, a.p.ScriptName, workers.ScriptUpdateParams{
-			AccountID: cf.F(a.d.AccountID),
-			Metadata:  cf.F(meta),
-			Files:     cf.F([]io.Reader{&modulePart{Reader: bytes.NewReader(w.Script), name: w.MainModule}}),
-		})
+		var params workers.ScriptUpdateParams
+		set(&params.AccountID.Value, &params.AccountID.Present, a.d.AccountID)
+		set(&params.Metadata.Value, &params.Metadata.Present, meta)
+		set(&params.Files.Value, &params.Files.Present, []io.Reader{&modulePart{Reader: bytes.NewReader(w.Script), name: w.MainModule}})
+		res, err = a.wk.Scripts.Update(ctx, a.p.ScriptName, params)
 		return err
 	})
 	if err != nil {
@@ -436,7 +444,9 @@ func (a *applier) bindRoutes(ctx context.Context) error {
 	if len(a.p.Routes) > 0 {
 		var existing map[string]string // pattern → route id
 		err := a.call(ctx, "list the zone's worker routes", func() error {
-			page, err := a.wk.Routes.List(ctx, workers.RouteListParams{ZoneID: cf.F(a.p.ZoneID)})
+			var q workers.RouteListParams
+			set(&q.ZoneID.Value, &q.ZoneID.Present, a.p.ZoneID)
+			page, err := a.wk.Routes.List(ctx, q)
 			if err != nil {
 				return err
 			}
@@ -453,14 +463,18 @@ func (a *applier) bindRoutes(ctx context.Context) error {
 			id, ok := existing[pattern]
 			err := a.call(ctx, "bind route "+pattern, func() error {
 				if ok {
-					_, err := a.wk.Routes.Update(ctx, id, workers.RouteUpdateParams{
-						ZoneID: cf.F(a.p.ZoneID), Pattern: cf.F(pattern), Script: cf.F(a.p.ScriptName),
-					})
+					var up workers.RouteUpdateParams
+					set(&up.ZoneID.Value, &up.ZoneID.Present, a.p.ZoneID)
+					set(&up.Pattern.Value, &up.Pattern.Present, pattern)
+					set(&up.Script.Value, &up.Script.Present, a.p.ScriptName)
+					_, err := a.wk.Routes.Update(ctx, id, up)
 					return err
 				}
-				_, err := a.wk.Routes.New(ctx, workers.RouteNewParams{
-					ZoneID: cf.F(a.p.ZoneID), Pattern: cf.F(pattern), Script: cf.F(a.p.ScriptName),
-				})
+				var np workers.RouteNewParams
+				set(&np.ZoneID.Value, &np.ZoneID.Present, a.p.ZoneID)
+				set(&np.Pattern.Value, &np.Pattern.Present, pattern)
+				set(&np.Script.Value, &np.Script.Present, a.p.ScriptName)
+				_, err := a.wk.Routes.New(ctx, np)
 				return err
 			})
 			if err != nil {
@@ -470,11 +484,12 @@ func (a *applier) bindRoutes(ctx context.Context) error {
 		}
 	}
 	for _, host := range a.p.Domains {
-		params := workers.DomainUpdateParams{
-			AccountID: cf.F(a.d.AccountID), Hostname: cf.F(host), Service: cf.F(a.p.ScriptName),
-		}
+		var params workers.DomainUpdateParams
+		set(&params.AccountID.Value, &params.AccountID.Present, a.d.AccountID)
+		set(&params.Hostname.Value, &params.Hostname.Present, host)
+		set(&params.Service.Value, &params.Service.Present, a.p.ScriptName)
 		if a.p.ZoneID != "" {
-			params.ZoneID = cf.F(a.p.ZoneID)
+			set(&params.ZoneID.Value, &params.ZoneID.Present, a.p.ZoneID)
 		}
 		err := a.call(ctx, "bind custom domain "+host, func() error {
 			_, err := a.wk.Domains.Update(ctx, params)
@@ -496,3 +511,10 @@ type modulePart struct {
 
 func (m *modulePart) Filename() string    { return m.name }
 func (m *modulePart) ContentType() string { return "application/javascript+module" }
+
+// set fills one request field of cloudflare-go (its param.Field: Value, and Present so it is
+// sent). The SDK's own helper F lives in its root package, whose import would compile all of
+// its ~100 API services; this package needs only workers and cache.
+func set[T any](value *T, present *bool, v T) {
+	*value, *present = v, true
+}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	cf "github.com/cloudflare/cloudflare-go/v6"
+	"github.com/cloudflare/cloudflare-go/v6/workers"
 )
 
 // LimitError reports a tree that exceeds the plan's limits, with what to do.
@@ -58,7 +58,7 @@ var authCodes = map[int64]bool{6003: true, 6111: true, 9103: true, 9106: true, 9
 
 // classify turns an API error about the account token into an *AuthError.
 func classify(err error) error {
-	var apiErr *cf.Error
+	var apiErr *workers.Error
 	if !errors.As(err, &apiErr) {
 		return err
 	}

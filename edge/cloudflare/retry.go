@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"time"
 
-	cf "github.com/cloudflare/cloudflare-go/v6"
+	"github.com/cloudflare/cloudflare-go/v6/workers"
 )
 
 // Retry is the retry policy of every API call: bounded attempts, exponential backoff with
@@ -63,7 +63,7 @@ func (r Retry) do(ctx context.Context, what string, log func(string), call func(
 
 // backoff says whether err is transient (429, 5xx, a network failure) and how long to wait.
 func (r Retry) backoff(err error, attempt int) (time.Duration, bool) {
-	var apiErr *cf.Error
+	var apiErr *workers.Error
 	if errors.As(err, &apiErr) {
 		status := apiErr.StatusCode
 		if status != http.StatusTooManyRequests && status < 500 {
@@ -99,7 +99,7 @@ func (r Retry) jitter(attempt int) time.Duration {
 }
 
 func reason(err error) string {
-	var apiErr *cf.Error
+	var apiErr *workers.Error
 	if errors.As(err, &apiErr) {
 		return "HTTP " + strconv.Itoa(apiErr.StatusCode)
 	}
