@@ -63,7 +63,7 @@ start() {
 
 # The plain-asset instance: the same tree, no worker script, nothing run first.
 cat >"$dir/assets-only.json" <<EOF
-{"name": "numerology-assets-only", "compatibility_date": "2026-11-01", "assets": {"directory": "$dir/out"}}
+{"name": "numerology-assets-only", "compatibility_date": "2026-10-20", "assets": {"directory": "$dir/out"}}
 EOF
 
 # A small load generator: keep-alive clients, each client address used for 50 requests
