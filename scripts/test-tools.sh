@@ -17,6 +17,8 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 if [ -f edge/package-lock.json ]; then
+	# Any npm will do: Node 22, which wrangler needs, is itself a devDependency of edge/.
+	command -v npm >/dev/null 2>&1 || { echo "test-tools: npm not found: install Node.js and npm (any recent version)" >&2; exit 1; }
 	if [ ! -d edge/node_modules ] || [ edge/package-lock.json -nt edge/node_modules/.package-lock.json ]; then
 		echo "test-tools: npm ci in edge/"
 		npm ci --prefix edge --no-audit --no-fund --loglevel=error
