@@ -14,6 +14,7 @@ import (
 // tree with one matrix file deleted. The two run in parallel: each waits once for a
 // Retry-After of up to a minute.
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	t.Run("tree", func(t *testing.T) {
 		t.Parallel()
 		dir := genTree(t)

@@ -6,11 +6,13 @@
 # server's peak RSS.
 #
 # Usage: scripts/bench-serve.sh [bin/numerology]
-# Environment: TREE (a full tree to reuse instead of generating one), DURATION (15s), THREADS (2), CONNECTIONS (64), SERVE_PORT (18181), NGINX_PORT (18182).
+# Environment: TREE (a full tree to reuse instead of generating one), DURATION (15s), WARMUP (5s), ROUNDS (2), THREADS (2), CONNECTIONS (64), SERVE_PORT (18181), NGINX_PORT (18182).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${1:-bin/numerology}
 DURATION=${DURATION:-15s}
+WARMUP=${WARMUP:-5s}
+ROUNDS=${ROUNDS:-2}
 THREADS=${THREADS:-2}
 CONNECTIONS=${CONNECTIONS:-64}
 SERVE_PORT=${SERVE_PORT:-18181}
@@ -75,25 +77,30 @@ for p in /api/public/matrix/05/1/2000 /api/public/matrix/30/2/2000 /api/public/l
 done
 
 run() { # name port → RESULT line
-	wrk -t"$THREADS" -c"$CONNECTIONS" -d2s -s edge/nginx/mix.lua "http://127.0.0.1:$2" >/dev/null # warm-up
+	wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s edge/nginx/mix.lua "http://127.0.0.1:$2" >/dev/null # warm-up
 	wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" -s edge/nginx/mix.lua "http://127.0.0.1:$2" | grep '^RESULT' | sed "s/^RESULT/$1/"
 }
 field() { sed -n "s/.*$1=\([0-9]*\).*/\1/p" <<<"$2"; }
 
-echo "bench-serve: wrk -t$THREADS -c$CONNECTIONS -d$DURATION, mix 90% matrix / 5% life path / 5% invalid, $(nproc) CPUs"
-s=$(run serve "$SERVE_PORT")
-n=$(run nginx "$NGINX_PORT")
-echo "$s"
-echo "$n"
-rss_kb=$(awk '/VmHWM/ {print $2}' "/proc/$serve_pid/status")
-for r in "$s" "$n"; do
-	if [ "$(field socket_errors "$r")" != 0 ]; then
-		echo "bench-serve: socket errors: $r" >&2
-		exit 1
-	fi
+echo "bench-serve: wrk -t$THREADS -c$CONNECTIONS -d$DURATION (after $WARMUP of warm-up) x $ROUNDS rounds, alternating; mix 90% matrix / 5% life path / 5% invalid; $(nproc) CPUs"
+sr=0 nr=0 sp=0 np=0
+for round in $(seq "$ROUNDS"); do
+	s=$(run serve "$SERVE_PORT")
+	n=$(run nginx "$NGINX_PORT")
+	echo "round $round: $s"
+	echo "round $round: $n"
+	for r in "$s" "$n"; do
+		if [ "$(field socket_errors "$r")" != 0 ]; then
+			echo "bench-serve: socket errors: $r" >&2
+			exit 1
+		fi
+	done
+	sr=$((sr + $(field rps "$s"))) nr=$((nr + $(field rps "$n")))
+	sp=$((sp + $(field p99_us "$s"))) np=$((np + $(field p99_us "$n")))
 done
-awk -v sr="$(field rps "$s")" -v nr="$(field rps "$n")" -v sp="$(field p99_us "$s")" -v np="$(field p99_us "$n")" -v rss="$rss_kb" 'BEGIN {
-	printf "serve/nginx requests/s: %.2fx (%d vs %d)\n", sr / nr, sr, nr
-	printf "serve/nginx p99 latency: %.2fx (%.2f ms vs %.2f ms)\n", sp / np, sp / 1000, np / 1000
-	printf "serve peak RSS: %.0f MB\n", rss / 1024
+rss_kb=$(awk '/VmHWM/ {print $2}' "/proc/$serve_pid/status")
+awk -v sr="$sr" -v nr="$nr" -v sp="$sp" -v np="$np" -v k="$ROUNDS" -v rss="$rss_kb" 'BEGIN {
+	printf "serve/nginx requests/s: %.2fx (mean %d vs %d)\n", sr / nr, sr / k, nr / k
+	printf "serve/nginx p99 latency: %.2fx (mean %.2f ms vs %.2f ms; below 1 is better)\n", sp / np, sp / k / 1000, np / k / 1000
+	printf "serve peak RSS: %.0f MB (VmHWM)\n", rss / 1024
 }'

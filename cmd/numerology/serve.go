@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -118,6 +120,12 @@ func runServe(ctx context.Context, cmd *cobra.Command, opts *serveOptions) error
 	})
 	if err != nil {
 		return withCode(exitVerify, fmt.Errorf("serve %s: %w", opts.dir, err))
+	}
+	if opts.cacheMB > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		// The cache is long-lived heap; without a limit the collector would let the heap
+		// grow to twice it before collecting. The rest of the heap (the file index, requests
+		// in flight) stays under ~60 MB.
+		debug.SetMemoryLimit(int64(opts.cacheMB)<<20 + 80<<20)
 	}
 	files, years := len(m.Files), len(m.Years)
 	m = nil // the handler keeps what it needs; let the file list go
