@@ -22,6 +22,7 @@ import (
 	"github.com/cloudflare/cloudflare-go/v6/option"
 	"github.com/cloudflare/cloudflare-go/v6/shared"
 	"github.com/cloudflare/cloudflare-go/v6/workers"
+	json "github.com/goccy/go-json"
 )
 
 // Deployer applies plans to one Cloudflare account.
@@ -105,19 +106,18 @@ func (d *Deployer) apply(ctx context.Context, p *Plan, red *redactor) (*Result, 
 	}
 
 	// 1. The upload session: Cloudflare answers with the buckets of hashes it lacks.
-	manifestParam := make(map[string]workers.ScriptAssetUploadNewParamsManifest, len(p.Assets))
-	for _, as := range p.Assets {
-		var e workers.ScriptAssetUploadNewParamsManifest
-		set(&e.Hash.Value, &e.Hash.Present, as.Hash)
-		set(&e.Size.Value, &e.Size.Present, as.Size)
-		manifestParam[as.Path] = e
+	// The SDK's JSON encoder inserts map entries one by one with sjson, which is quadratic in
+	// the manifest's size (minutes for 73,000 files), so the body is encoded here and the
+	// SDK keeps the path, auth, retries and envelope.
+	body, err := sessionBody(p.Assets)
+	if err != nil {
+		return nil, err
 	}
 	var sp workers.ScriptAssetUploadNewParams
 	set(&sp.AccountID.Value, &sp.AccountID.Present, d.AccountID)
-	set(&sp.Manifest.Value, &sp.Manifest.Present, manifestParam)
 	var session *workers.ScriptAssetUploadNewResponse
-	err := a.call(ctx, "start the assets upload session", func() (err error) {
-		session, err = wk.Scripts.Assets.Upload.New(ctx, p.ScriptName, sp)
+	err = a.call(ctx, "start the assets upload session", func() (err error) {
+		session, err = wk.Scripts.Assets.Upload.New(ctx, p.ScriptName, sp, option.WithRequestBody("application/json", body))
 		return err
 	})
 	if err != nil {
@@ -517,4 +517,21 @@ func (m *modulePart) ContentType() string { return "application/javascript+modul
 // its ~100 API services; this package needs only workers and cache.
 func set[T any](value *T, present *bool, v T) {
 	*value, *present = v, true
+}
+
+// sessionBody encodes the upload session request: {"manifest": {path: {hash, size}}}.
+func sessionBody(assets []Asset) ([]byte, error) {
+	type entry struct {
+		Hash string `json:"hash"`
+		Size int64  `json:"size"`
+	}
+	m := make(map[string]entry, len(assets))
+	for _, a := range assets {
+		m[a.Path] = entry{Hash: a.Hash, Size: a.Size}
+	}
+	b, err := json.Marshal(map[string]any{"manifest": m})
+	if err != nil {
+		return nil, fmt.Errorf("encode the assets manifest: %w", err)
+	}
+	return b, nil
 }

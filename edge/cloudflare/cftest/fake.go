@@ -97,7 +97,8 @@ type Server struct {
 type session struct {
 	script   string
 	manifest map[string]Entry
-	needed   map[string]bool // hashes of the manifest
+	sizes    map[string]int64 // the manifest's hashes and their sizes
+	missing  map[string]bool  // hashes not yet in the store
 	jwt      string
 }
 
@@ -336,20 +337,21 @@ func (s *Server) startSession(w http.ResponseWriter, r *http.Request, script str
 		fail(w, 400, apiError{Code: 10021, Message: "manifest is empty"})
 		return
 	}
-	sess := &session{script: script, manifest: body.Manifest, needed: map[string]bool{}}
+	sess := &session{script: script, manifest: body.Manifest, sizes: map[string]int64{}, missing: map[string]bool{}}
 	for p, e := range body.Manifest {
 		if !strings.HasPrefix(p, "/") || !reHash.MatchString(e.Hash) || e.Size < 0 || e.Size > maxAssetSize {
 			fail(w, 400, apiError{Code: 10021, Message: fmt.Sprintf("invalid manifest entry %q: %+v", p, e)})
 			return
 		}
-		sess.needed[e.Hash] = true
+		sess.sizes[e.Hash] = e.Size
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var missing []string
-	for h := range sess.needed {
+	for h := range sess.sizes {
 		if _, have := s.store[h]; !have {
 			missing = append(missing, h)
+			sess.missing[h] = true
 		}
 	}
 	sort.Strings(missing)
@@ -380,10 +382,7 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, sess *session) {
 		fail(w, 400, apiError{Code: 10021, Message: "want multipart/form-data"})
 		return
 	}
-	sizes := map[string]int64{}
-	for _, e := range sess.manifest {
-		sizes[e.Hash] = e.Size
-	}
+	sizes := sess.sizes
 	mr := multipart.NewReader(r.Body, params["boundary"])
 	got := map[string]Blob{}
 	for {
@@ -414,12 +413,16 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, sess *session) {
 	for h, b := range got {
 		s.store[h] = b
 		s.uploads[h]++
+		delete(sess.missing, h)
 	}
-	for h := range sess.needed {
-		if _, have := s.store[h]; !have {
-			ok(w, http.StatusAccepted, map[string]any{})
-			return
+	for h := range sess.missing { // uploaded meanwhile through another session
+		if _, have := s.store[h]; have {
+			delete(sess.missing, h)
 		}
+	}
+	if len(sess.missing) > 0 {
+		ok(w, http.StatusAccepted, map[string]any{})
+		return
 	}
 	completion := s.nextID("fake-completion")
 	s.completions[completion] = sess
