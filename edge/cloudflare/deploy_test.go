@@ -38,7 +38,7 @@ var (
 
 // baseTree generates, once per test binary, a small tree (the year 2000) that tests must
 // not change; copyTree gives a test its own.
-func baseTree(t *testing.T) string {
+func baseTree(t testing.TB) string {
 	t.Helper()
 	treeOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "deploy-test-")
@@ -139,10 +139,14 @@ func newDeployer(fake *cftest.Server, log *bytes.Buffer, w *waits) *cloudflare.D
 	if w == nil {
 		w = &waits{}
 	}
-	return &cloudflare.Deployer{
-		AccountID: testAccount, Token: testToken, BaseURL: fake.URL, Concurrency: 3, Log: log,
+	d := &cloudflare.Deployer{
+		AccountID: testAccount, Token: testToken, BaseURL: fake.URL, Concurrency: 3,
 		Retry: cloudflare.Retry{Attempts: 5, Base: 10 * time.Millisecond, Max: time.Minute, Sleep: w.sleep},
 	}
+	if log != nil {
+		d.Log = log
+	}
+	return d
 }
 
 func distinctHashes(p *cloudflare.Plan) map[string]bool {
@@ -615,4 +619,45 @@ func TestPlanAssets(t *testing.T) {
 func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// BenchmarkApply deploys the one-year tree to the fake: a first deploy (every file) against
+// an unchanged re-deploy (nothing to upload).
+func BenchmarkApply(b *testing.B) {
+	dir := baseTree(b)
+	m, err := manifest.Load(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := cloudflare.LoadWorker(os.DirFS("testdata/worker"), "wrangler.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	limits, _ := cloudflare.PlanLimits("free")
+	p, err := cloudflare.NewPlan(dir, m, w, cloudflare.Options{Limits: limits})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("first", func(b *testing.B) {
+		for b.Loop() {
+			fake := cftest.New(testToken, testAccount)
+			if _, err := newDeployer(fake, nil, nil).Apply(context.Background(), p); err != nil {
+				b.Fatal(err)
+			}
+			fake.Close()
+		}
+	})
+	b.Run("unchanged", func(b *testing.B) {
+		fake := cftest.New(testToken, testAccount)
+		defer fake.Close()
+		d := newDeployer(fake, nil, nil)
+		if _, err := d.Apply(context.Background(), p); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			if _, err := d.Apply(context.Background(), p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
