@@ -34,7 +34,7 @@ type Deployer struct {
 	HTTPClient *http.Client
 	// Concurrency bounds the upload buckets in flight (default 3).
 	Concurrency int
-	Retry       Retry
+	Retry       Retry // zero means DefaultRetry
 	// Log receives retries and steps as plain lines; nil discards them.
 	Log io.Writer
 	// OnProgress is called after each uploaded bucket.
@@ -100,9 +100,9 @@ func (d *Deployer) apply(ctx context.Context, p *Plan, red *redactor) (*Result, 
 	// The services are built from explicit options rather than cf.NewClient, which would
 	// also pick up CLOUDFLARE_API_KEY and friends from the environment.
 	wk := workers.NewWorkerService(opts...)
-	a := &applier{d: d, p: p, wk: wk, red: red, res: &Result{Files: len(p.Assets), Bytes: p.Bytes}}
-	if a.d.Retry.Attempts == 0 {
-		a.d.Retry = DefaultRetry
+	a := &applier{d: d, p: p, wk: wk, red: red, res: &Result{Files: len(p.Assets), Bytes: p.Bytes}, retry: d.Retry}
+	if a.retry.Attempts == 0 {
+		a.retry = DefaultRetry
 	}
 
 	// 1. The upload session: Cloudflare answers with the buckets of hashes it lacks.
@@ -124,7 +124,7 @@ func (d *Deployer) apply(ctx context.Context, p *Plan, red *redactor) (*Result, 
 		return nil, err
 	}
 	red.add(session.JWT)
-	a.logf("upload session: %d of %d files to upload in %d bucket(s)", countHashes(session.Buckets, p), len(p.Assets), len(session.Buckets))
+	a.logf("upload session: %d of %d files to upload in %d bucket(s)", countHashes(session.Buckets), len(p.Assets), len(session.Buckets))
 
 	// 2. The buckets, a few at a time; the last one answers with the completion token.
 	completion := session.JWT
@@ -168,24 +168,30 @@ func (d *Deployer) apply(ctx context.Context, p *Plan, red *redactor) (*Result, 
 }
 
 type applier struct {
-	d   *Deployer
-	p   *Plan
-	wk  *workers.WorkerService
-	red *redactor
-	res *Result
-	mu  sync.Mutex // guards res and progress while buckets upload
+	d     *Deployer
+	p     *Plan
+	wk    *workers.WorkerService
+	red   *redactor
+	res   *Result
+	retry Retry
+	mu    sync.Mutex // guards res and progress while buckets upload
+
+	logMu sync.Mutex // one log line at a time from the bucket goroutines
 }
 
 func (a *applier) logf(format string, args ...any) {
 	if a.d.Log != nil {
-		fmt.Fprintln(a.d.Log, a.red.text(fmt.Sprintf(format, args...)))
+		line := a.red.text(fmt.Sprintf(format, args...))
+		a.logMu.Lock()
+		defer a.logMu.Unlock()
+		fmt.Fprintln(a.d.Log, line)
 	}
 }
 
 // call runs one API call with retries and turns token rejections into *AuthError.
 func (a *applier) call(ctx context.Context, what string, fn func() error) error {
 	log := func(s string) { a.logf("%s", s) }
-	err := a.d.Retry.do(ctx, what, log, fn)
+	err := a.retry.do(ctx, what, log, fn)
 	if err == nil || errors.Is(err, context.Canceled) {
 		return err
 	}
@@ -195,7 +201,7 @@ func (a *applier) call(ctx context.Context, what string, fn func() error) error 
 	return fmt.Errorf("%s: %w", what, err)
 }
 
-func countHashes(buckets [][]string, p *Plan) int {
+func countHashes(buckets [][]string) int {
 	n := 0
 	for _, b := range buckets {
 		n += len(b)
