@@ -477,3 +477,37 @@ func TestPublishReplacesStaleDownloads(t *testing.T) {
 		t.Errorf("published flags %v %v, want true false", archives[0].Published, archives[1].Published)
 	}
 }
+
+func TestScanMatrix(t *testing.T) {
+	c, err := content.Load(content.Embedded(), "content")
+	if err != nil {
+		t.Fatal(err)
+	}
+	site, err := generator.NewSite(c, "https://x.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range [][3]int{{1, 1, 1900}, {15, 5, 1990}, {29, 2, 2000}, {31, 12, 2100}} {
+		body, err := generator.Encode(site.MatrixRecord(d[0], d[1], d[2]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		row, ok := scanMatrix(body)
+		want := rules.ComputeMatrix(d[0], d[1], d[2])
+		if !ok || row.day != d[0] || row.month != d[1] || row.year != d[2] || row.arcana != [rules.NumPositions]int(want) {
+			t.Errorf("%v: scan %+v ok %v, want %v", d, row, ok, want)
+		}
+	}
+	for _, tc := range []struct{ name, body string }{
+		{"not a record", `{"error":"x"}`},
+		{"reordered", `{"input":{"month":5,"day":15,"year":1990},"matrix":{}}`},
+		{"missing position", `{"input":{"day":15,"month":5,"year":1990},"matrix":{"personal":{"arcana":1}}}`},
+		{"huge number", `{"input":{"day":123456,"month":5,"year":1990},"matrix":{}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, ok := scanMatrix([]byte(tc.body)); ok {
+				t.Error("scanned, want a fallback to the full parse")
+			}
+		})
+	}
+}

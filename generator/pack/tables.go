@@ -76,31 +76,35 @@ func newTables(n int) *tables {
 func (t *tables) add(i int, path string, body []byte) error {
 	switch {
 	case strings.HasPrefix(path, "api/public/matrix/"):
-		var r matrixRecord
-		if err := json.Unmarshal(body, &r); err != nil {
-			return &InputError{fmt.Errorf("%s: not a matrix record: %w", path, err)}
+		row, ok := scanMatrix(body)
+		t.mu.Lock()
+		known := ok && t.knows(row.arcana)
+		t.mu.Unlock()
+		if !known {
+			// A full parse the first time an arcana appears (for its name, keyword and
+			// emoji) or when the quick scan fails; otherwise the numbers are enough.
+			var r matrixRecord
+			if err := json.Unmarshal(body, &r); err != nil {
+				return &InputError{fmt.Errorf("%s: not a matrix record: %w", path, err)}
+			}
+			row = matrixRow{day: r.Input.Day, month: r.Input.Month, year: r.Input.Year}
+			cells := r.Matrix.Cells()
+			for p, c := range cells {
+				row.arcana[p] = c.Arcana
+			}
+			if err := t.addArcana(path, cells); err != nil {
+				return err
+			}
 		}
-		in := r.Input
-		if path != manifest.MatrixFile(in.Day, in.Month, in.Year) || !rules.ValidDate(in.Day, in.Month, in.Year) {
-			return &InputError{fmt.Errorf("%s: holds the record of %d.%d.%d", path, in.Day, in.Month, in.Year)}
+		if path != manifest.MatrixFile(row.day, row.month, row.year) || !rules.ValidDate(row.day, row.month, row.year) {
+			return &InputError{fmt.Errorf("%s: holds the record of %d.%d.%d", path, row.day, row.month, row.year)}
 		}
-		row := matrixRow{day: in.Day, month: in.Month, year: in.Year}
-		cells := r.Matrix.Cells()
-		for p, c := range cells {
-			row.arcana[p] = c.Arcana
+		for _, a := range row.arcana {
+			if a < 1 || a > 22 {
+				return &InputError{fmt.Errorf("%s: arcana %d is outside 1–22", path, a)}
+			}
 		}
 		t.matrix[i], t.have[i] = row, true
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		for _, c := range cells {
-			if c.Arcana < 1 || c.Arcana > 22 {
-				return &InputError{fmt.Errorf("%s: arcana %d is outside 1–22", path, c.Arcana)}
-			}
-			if old, ok := t.arcana[c.Arcana]; ok && old != *c {
-				return &InputError{fmt.Errorf("%s: arcana %d is %q here and %q elsewhere", path, c.Arcana, c.Name, old.Name)}
-			}
-			t.arcana[c.Arcana] = *c
-		}
 	case path == manifest.ListFile:
 		var items []generator.LifePathItem
 		if err := json.Unmarshal(body, &items); err != nil {
@@ -121,6 +125,85 @@ func (t *tables) add(i int, path string, body []byte) error {
 		t.mu.Unlock()
 	}
 	return nil
+}
+
+// knows reports whether every arcana of a row has been seen in full; t.mu is held.
+func (t *tables) knows(arcana [rules.NumPositions]int) bool {
+	for _, a := range arcana {
+		if _, ok := t.arcana[a]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func (t *tables) addArcana(path string, cells [rules.NumPositions]*generator.MatrixCell) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, c := range cells {
+		if c.Arcana < 1 || c.Arcana > 22 {
+			return &InputError{fmt.Errorf("%s: arcana %d is outside 1–22", path, c.Arcana)}
+		}
+		if old, ok := t.arcana[c.Arcana]; ok && old != *c {
+			return &InputError{fmt.Errorf("%s: arcana %d is %q here and %q elsewhere", path, c.Arcana, c.Name, old.Name)}
+		}
+		t.arcana[c.Arcana] = *c
+	}
+	return nil
+}
+
+// scanMatrix reads the date and the 12 arcana numbers of a matrix record as the generator
+// writes it, without a full JSON parse (which costs more than gzip'ing the record). A key
+// pattern such as "social":{"arcana": cannot occur inside a JSON string, whose quotes are
+// escaped. ok is false for anything unexpected; the caller then parses the record.
+func scanMatrix(b []byte) (row matrixRow, ok bool) {
+	rest, ok := bytes.CutPrefix(b, []byte(`{"input":{"day":`))
+	if !ok {
+		return row, false
+	}
+	fields := []struct {
+		after string
+		dst   *int
+	}{{`,"month":`, &row.day}, {`,"year":`, &row.month}, {`},"matrix":{`, &row.year}}
+	for _, f := range fields {
+		if rest, ok = scanInt(rest, f.dst); !ok {
+			return row, false
+		}
+		if rest, ok = bytes.CutPrefix(rest, []byte(f.after)); !ok {
+			return row, false
+		}
+	}
+	for p, pat := range positionPatterns {
+		i := bytes.Index(rest, pat)
+		if i < 0 || (p == 0 && i != 0) {
+			return row, false
+		}
+		if rest, ok = scanInt(rest[i+len(pat):], &row.arcana[p]); !ok {
+			return row, false
+		}
+	}
+	return row, true
+}
+
+// positionPatterns are the keys of the 12 positions as they start a cell.
+var positionPatterns = func() (pats [rules.NumPositions][]byte) {
+	for p, key := range rules.PositionKeys() {
+		pats[p] = []byte(`"` + key + `":{"arcana":`)
+	}
+	return pats
+}()
+
+// scanInt reads a positive decimal of at most 4 digits.
+func scanInt(b []byte, dst *int) ([]byte, bool) {
+	n, i := 0, 0
+	for ; i < len(b) && i < 5 && b[i] >= '0' && b[i] <= '9'; i++ {
+		n = n*10 + int(b[i]-'0')
+	}
+	if i == 0 || i == 5 {
+		return b, false
+	}
+	*dst = n
+	return b[i:], true
 }
 
 // finish drops the non-matrix slots and sorts the rows by date.
