@@ -147,6 +147,9 @@ func runDeploy(ctx context.Context, cmd *cobra.Command, opts *deployOptions) err
 	res, err := d.Apply(ctx, plan)
 	rep.done()
 	if err != nil {
+		if res != nil && res.VersionID != "" {
+			fmt.Fprintf(stderr, "deploy: version %s of %s is live; a step after the switch failed:\n", res.VersionID, plan.ScriptName)
+		}
 		return deployError(err)
 	}
 	fmt.Fprintf(stdout, "deployed %s: version %s live in %.1fs\n", plan.ScriptName, res.VersionID, time.Since(start).Seconds())

@@ -97,8 +97,8 @@ func (d *Deployer) apply(ctx context.Context, p *Plan, red *redactor) (*Result, 
 	if d.HTTPClient != nil {
 		opts = append(opts, option.WithHTTPClient(d.HTTPClient))
 	}
-	// The services are built from explicit options rather than cf.NewClient, which would
-	// also pick up CLOUDFLARE_API_KEY and friends from the environment.
+	// The services are built from explicit options rather than the SDK's NewClient, which
+	// would also pick up CLOUDFLARE_API_KEY and friends from the environment.
 	wk := workers.NewWorkerService(opts...)
 	a := &applier{d: d, p: p, wk: wk, red: red, res: &Result{Files: len(p.Assets), Bytes: p.Bytes}, retry: d.Retry}
 	if a.retry.Attempts == 0 {

@@ -46,7 +46,7 @@ func (r Retry) do(ctx context.Context, what string, log func(string), call func(
 			return err
 		}
 		if attempt >= attempts {
-			return fmt.Errorf("%s: giving up after %d attempts: %w", what, attempts, err)
+			return fmt.Errorf("giving up after %d attempts: %w", attempts, err)
 		}
 		if log != nil {
 			log(fmt.Sprintf("retry: %s: %s; waiting %s (attempt %d of %d)", what, reason(err), wait.Round(time.Millisecond), attempt+1, attempts))
