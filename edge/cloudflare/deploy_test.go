@@ -427,6 +427,38 @@ func TestInterruptedDeployResumes(t *testing.T) {
 	checkLive(t, fake, p)
 }
 
+func TestCancelledDeployResumes(t *testing.T) {
+	fake := cftest.New(testToken, testAccount)
+	defer fake.Close()
+	fake.BucketSize = 10
+	p := newPlan(t, baseTree(t), cloudflare.Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	d := newDeployer(fake, &bytes.Buffer{}, nil)
+	d.Concurrency = 1
+	d.OnProgress = func(pr cloudflare.Progress) { // Ctrl-C after the third bucket
+		if pr.Buckets == 3 {
+			cancel()
+		}
+	}
+	if _, err := d.Apply(ctx, p); !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+	if fake.Script(p.ScriptName) != nil {
+		t.Fatal("a version went live although the deploy was interrupted")
+	}
+	before, _ := fake.Uploads()
+	d.OnProgress = nil
+	res, err := d.Apply(context.Background(), p)
+	if err != nil {
+		t.Fatalf("re-run: %v", err)
+	}
+	if want := len(distinctHashes(p)) - before; res.UploadedFiles != want || before < 30 {
+		t.Errorf("uploaded %d before the interrupt and %d on the re-run, want the %d left", before, res.UploadedFiles, want)
+	}
+	checkLive(t, fake, p)
+}
+
 func TestBadToken(t *testing.T) {
 	fake := cftest.New("the-right-token", testAccount)
 	defer fake.Close()

@@ -198,6 +198,9 @@ func (p *Plan) Write(w io.Writer) {
 	if len(wk.CompatibilityFlags) > 0 {
 		fmt.Fprintf(w, ", flags %s", strings.Join(wk.CompatibilityFlags, ","))
 	}
+	if wk.Observability != nil && *wk.Observability {
+		fmt.Fprint(w, ", observability on")
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  config     run_worker_first %s, html_handling %s, not_found_handling %s\n",
 		wk.Assets.describeRunWorkerFirst(), orDefault(wk.Assets.HTMLHandling), orDefault(wk.Assets.NotFoundHandling))
