@@ -33,6 +33,7 @@ var plantedFiles = []string{
 
 // TestWorker runs the worker in wrangler dev against a small tree and checks it.
 func TestWorker(t *testing.T) {
+	requireTools(t)
 	tree := generateTree(t, treeYears)
 	missing := manifest.MatrixFile(missingDate[0], missingDate[1], missingDate[2])
 	if err := os.Remove(filepath.Join(tree, filepath.FromSlash(missing))); err != nil {
