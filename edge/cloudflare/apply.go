@@ -423,13 +423,18 @@ func (a *applier) uploadScript(ctx context.Context, completionJWT string) (strin
 	if len(w.CompatibilityFlags) > 0 {
 		set(&meta.CompatibilityFlags.Value, &meta.CompatibilityFlags.Present, w.CompatibilityFlags)
 	}
+	// Cloudflare finds main_module by the multipart part's name; the SDK names its file parts
+	// after the "files" field, so the form is built here: a metadata part and the module part
+	// named (and filed) as main_module says.
+	form, contentType, err := scriptForm(meta, w)
+	if err != nil {
+		return "", err
+	}
+	var params workers.ScriptUpdateParams
+	set(&params.AccountID.Value, &params.AccountID.Present, a.d.AccountID)
 	var res *workers.ScriptUpdateResponse
-	err := a.call(ctx, "upload the worker script", func() (err error) {
-		var params workers.ScriptUpdateParams
-		set(&params.AccountID.Value, &params.AccountID.Present, a.d.AccountID)
-		set(&params.Metadata.Value, &params.Metadata.Present, meta)
-		set(&params.Files.Value, &params.Files.Present, []io.Reader{&modulePart{Reader: bytes.NewReader(w.Script), name: w.MainModule}})
-		res, err = a.wk.Scripts.Update(ctx, a.p.ScriptName, params)
+	err = a.call(ctx, "upload the worker script", func() (err error) {
+		res, err = a.wk.Scripts.Update(ctx, a.p.ScriptName, params, option.WithRequestBody(contentType, form))
 		return err
 	})
 	if err != nil {
@@ -509,14 +514,39 @@ func (a *applier) bindRoutes(ctx context.Context) error {
 	return nil
 }
 
-// modulePart is the worker module as a multipart file: its name is what main_module names.
-type modulePart struct {
-	*bytes.Reader
-	name string
+// scriptForm encodes the script upload: the metadata as JSON, then the module.
+func scriptForm(meta workers.ScriptUpdateParamsMetadata, w *Worker) ([]byte, string, error) {
+	metaJSON, err := meta.MarshalJSON()
+	if err != nil {
+		return nil, "", fmt.Errorf("encode the script metadata: %w", err)
+	}
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	parts := []struct {
+		header      string
+		contentType string
+		content     []byte
+	}{
+		{`form-data; name="metadata"`, "application/json", metaJSON},
+		{fmt.Sprintf(`form-data; name=%q; filename=%q`, w.MainModule, w.MainModule), "application/javascript+module", w.Script},
+	}
+	for _, p := range parts {
+		h := make(textproto.MIMEHeader)
+		h.Set("Content-Disposition", p.header)
+		h.Set("Content-Type", p.contentType)
+		pw, err := mw.CreatePart(h)
+		if err != nil {
+			return nil, "", fmt.Errorf("encode the script upload: %w", err)
+		}
+		if _, err := pw.Write(p.content); err != nil {
+			return nil, "", fmt.Errorf("encode the script upload: %w", err)
+		}
+	}
+	if err := mw.Close(); err != nil {
+		return nil, "", fmt.Errorf("encode the script upload: %w", err)
+	}
+	return body.Bytes(), mw.FormDataContentType(), nil
 }
-
-func (m *modulePart) Filename() string    { return m.name }
-func (m *modulePart) ContentType() string { return "application/javascript+module" }
 
 // set fills one request field of cloudflare-go (its param.Field: Value, and Present so it is
 // sent). The SDK's own helper F lives in its root package, whose import would compile all of

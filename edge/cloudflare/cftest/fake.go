@@ -39,7 +39,7 @@ type Entry struct {
 type Script struct {
 	Version  string
 	Metadata map[string]any  // the metadata part as decoded JSON
-	Modules  map[string]Blob // by file name
+	Modules  map[string]Blob // by multipart part name
 	Assets   map[string]Entry
 }
 
@@ -455,7 +455,8 @@ func (s *Server) putScript(w http.ResponseWriter, r *http.Request, name string) 
 			}
 			continue
 		}
-		modules[part.FileName()] = Blob{Content: b, ContentType: part.Header.Get("Content-Type")}
+		// Cloudflare finds modules by part name: main_module names a part.
+		modules[part.FormName()] = Blob{Content: b, ContentType: part.Header.Get("Content-Type")}
 	}
 	main, _ := meta["main_module"].(string)
 	if mod, found := modules[main]; !found || mod.ContentType != "application/javascript+module" {
