@@ -25,6 +25,9 @@ import (
 	json "github.com/goccy/go-json"
 )
 
+// RequestTimeout bounds one attempt of one API call; a bucket is at most a few MB.
+var RequestTimeout = 5 * time.Minute
+
 // Deployer applies plans to one Cloudflare account.
 type Deployer struct {
 	AccountID string
@@ -90,6 +93,8 @@ func (d *Deployer) apply(ctx context.Context, p *Plan, red *redactor) (*Result, 
 		option.WithEnvironmentProduction(),
 		option.WithAPIToken(d.Token),
 		option.WithMaxRetries(0), // Retry below owns retries: jittered, bounded, logged
+		// A stalled connection fails the attempt (and is retried) instead of hanging.
+		option.WithRequestTimeout(RequestTimeout),
 	}
 	if d.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(d.BaseURL))

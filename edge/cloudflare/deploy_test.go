@@ -349,6 +349,7 @@ func TestTransientErrorsAreRetried(t *testing.T) {
 	}{
 		{name: "429 with Retry-After on the session", fault: cftest.Fault{Method: "POST", PathContains: "assets-upload-session", Status: 429, RetryAfter: "7", Times: 2}, wantWaits: []time.Duration{7 * time.Second, 7 * time.Second}},
 		{name: "500 on bucket uploads", fault: cftest.Fault{PathContains: "/workers/assets/upload", Status: 500, Times: 3}, waits: 3},
+		{name: "dropped connections on bucket uploads", fault: cftest.Fault{PathContains: "/workers/assets/upload", Drop: true, Times: 2}, waits: 2},
 		{name: "503 on the script upload", fault: cftest.Fault{Method: "PUT", PathContains: "/workers/scripts/", Status: 503, Times: 1}, waits: 1},
 	}
 	for _, tt := range tests {

@@ -76,11 +76,12 @@ func (r Retry) backoff(err error, attempt int) (time.Duration, bool) {
 		}
 		return r.jitter(attempt), true
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, context.Canceled) {
 		return 0, false
 	}
+	// The caller's context is still live here, so a deadline is one attempt's timeout.
 	var netErr net.Error
-	if errors.As(err, &netErr) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+	if errors.As(err, &netErr) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return r.jitter(attempt), true
 	}
 	return 0, false
@@ -103,7 +104,7 @@ func reason(err error) string {
 	if errors.As(err, &apiErr) {
 		return "HTTP " + strconv.Itoa(apiErr.StatusCode)
 	}
-	return "network error"
+	return "network error: " + err.Error()
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

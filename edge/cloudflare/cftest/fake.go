@@ -52,6 +52,7 @@ type Fault struct {
 	Status       int
 	RetryAfter   string
 	Message      string
+	Drop         bool // close the connection without an answer (a network error)
 	After        int
 	Times        int
 }
@@ -233,6 +234,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) (auth bool) {
 	if f := s.fault(r); f != nil {
+		if f.Drop {
+			if hj, isHJ := w.(*statusRecorder).ResponseWriter.(http.Hijacker); isHJ {
+				if conn, _, err := hj.Hijack(); err == nil {
+					conn.Close()
+					return false
+				}
+			}
+		}
 		if f.RetryAfter != "" {
 			w.Header().Set("Retry-After", f.RetryAfter)
 		}
