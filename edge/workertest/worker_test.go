@@ -1,6 +1,7 @@
 package workertest
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -52,7 +53,14 @@ func TestWorker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := startWrangler(t, tree)
+	// A tree without edge.json: the worker cannot know the contract and must say so.
+	broken := t.TempDir()
+	if err := os.WriteFile(filepath.Join(broken, "index.html"), []byte("<!doctype html>\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws := startWrangler(t, tree, broken)
+	w := ws[0]
+	t.Run("no-edge-config", func(t *testing.T) { testNoEdgeConfig(t, ws[1]) })
 
 	t.Run("conformance", func(t *testing.T) {
 		conformance.Run(t, conformance.Target{
@@ -75,6 +83,25 @@ func TestWorker(t *testing.T) {
 	t.Run("missing-asset", func(t *testing.T) { testMissingAsset(t, w, m) })
 	t.Run("asset-headers-replaced", func(t *testing.T) { testHeadersReplaced(t, w, m) })
 	t.Run("rate-limit", func(t *testing.T) { testRateLimit(t, w, m) })
+}
+
+// testNoEdgeConfig checks the built-in 500 of a tree whose edge.json is missing.
+func testNoEdgeConfig(t *testing.T, w *wrangler) {
+	for _, path := range []string{"/api/public/matrix/1/1/2000", "/api/public/life-path", "/api/public"} {
+		resp, body := get(t, w.BaseURL+path, "192.0.2.9")
+		var e struct {
+			Error  string `json:"error"`
+			Status int    `json:"status"`
+		}
+		if err := json.Unmarshal(body, &e); err != nil || resp.StatusCode != 500 || e.Status != 500 || e.Error != "Internal error" {
+			t.Errorf("GET %s = %d %q (%v), want 500 Internal error JSON", path, resp.StatusCode, body, err)
+		}
+		for k, want := range map[string]string{"Cache-Control": "no-store", "Content-Type": "application/json; charset=utf-8"} {
+			if got := resp.Header.Get(k); got != want {
+				t.Errorf("GET %s: %s = %q, want %q", path, k, got, want)
+			}
+		}
+	}
 }
 
 // testNeverReachesAssets checks that paths the router rejects are answered from the

@@ -67,11 +67,26 @@ func requireTools(t *testing.T) {
 	}
 }
 
-// startWrangler starts `npm run dev` in edge/ serving tree on a free loopback port and
-// waits until it answers. The whole process group is killed when the test ends.
-func startWrangler(t *testing.T, tree string) *wrangler {
+// startWrangler starts `npm run dev` in edge/ for each tree, each on a free loopback port,
+// and waits until all answer. The whole process groups are killed when the test ends.
+func startWrangler(t *testing.T, trees ...string) []*wrangler {
 	t.Helper()
 	requireTools(t)
+	var ws []*wrangler
+	for _, tree := range trees {
+		ws = append(ws, launch(t, tree))
+	}
+	for _, w := range ws {
+		if err := w.waitReady(); err != nil {
+			t.Fatalf("wrangler dev did not start: %v\n--- wrangler output ---\n%s", err, w.log.String())
+		}
+	}
+	return ws
+}
+
+// launch starts one wrangler dev serving tree.
+func launch(t *testing.T, tree string) *wrangler {
+	t.Helper()
 	port, inspector := freePort(t), freePort(t)
 	args := []string{"run", "--silent", "dev", "--",
 		"--ip", "127.0.0.1", "--port", strconv.Itoa(port), "--inspector-port", strconv.Itoa(inspector),
@@ -90,13 +105,10 @@ func startWrangler(t *testing.T, tree string) *wrangler {
 	}
 	go func() { w.waitErr = cmd.Wait(); close(w.done) }()
 	t.Cleanup(w.stop)
-	if err := w.waitReady(); err != nil {
-		t.Fatalf("wrangler dev did not start: %v\n--- wrangler output ---\n%s", err, w.log.String())
-	}
 	return w
 }
 
-// waitReady polls the worker until it answers an API route.
+// waitReady polls until the worker answers (wrangler listens once the assets are loaded).
 func (w *wrangler) waitReady() error {
 	deadline := time.Now().Add(startTimeout)
 	client := &http.Client{Timeout: 2 * time.Second}
@@ -109,9 +121,7 @@ func (w *wrangler) waitReady() error {
 		resp, err := client.Get(w.BaseURL + "/api/public/life-path")
 		if err == nil {
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
+			return nil
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
