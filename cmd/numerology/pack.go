@@ -89,7 +89,7 @@ func runPack(ctx context.Context, cmd *cobra.Command, opts *packOptions) error {
 		}
 		fmt.Fprintf(w, "%s  %s  %s (%s)\n", a.SHA256, a.Path, humanBytes(a.Size), note)
 	}
-	fmt.Fprintf(w, "packed %s files each (matrix.csv: %s rows) in %.1fs\n",
+	fmt.Fprintf(w, "packed %s files into each archive (matrix.csv: %s rows) in %.1fs\n",
 		groupDigits(int64(res.Entries)), groupDigits(int64(res.MatrixRows)), res.Duration.Seconds())
 	return nil
 }

@@ -265,7 +265,9 @@ func (d *docs) citation() []byte {
 	w("message: %s\n", yq("If you use this dataset, please cite it as below. Если вы используете эти данные, укажите источник так, как указано ниже."))
 	w("type: dataset\n")
 	w("title: %s\n", yq(d.opts.Title+" — dataset "+d.m.APIVersion))
-	w("abstract: %s\n", yq("The destiny matrix of every birth date from 01.01.1900 to 31.12.2100, the 22 arcana and the 12 life path numbers, as CSV tables and the JSON responses of the Open Numerology Data API (texts in Russian)."))
+	first, last := d.t.matrix[0], d.t.matrix[len(d.t.matrix)-1]
+	w("abstract: %s\n", yq(fmt.Sprintf("The destiny matrix of every birth date from %02d.%02d.%04d to %02d.%02d.%04d, the 22 arcana and the 12 life path numbers, as CSV tables and the JSON responses of the API at %s (texts in Russian).",
+		first.day, first.month, first.year, last.day, last.month, last.year, d.m.APIBase)))
 	w("authors:\n  - name: %s\n    website: %s\n", yq(d.opts.Publisher), yq(d.m.SiteURL))
 	w("version: %s\n", yq(d.m.APIVersion))
 	w("license: %s\n", LicenseID)
