@@ -137,12 +137,12 @@ func (w *archiveWriter) writeZip(ctx context.Context, out io.Writer) error {
 	return bw.Flush()
 }
 
-// writeArchive writes an archive into a temporary file beside a.Path, renames it into place
-// and fills in its size and sha256.
-func writeArchive(ctx context.Context, a *Archive, write func(context.Context, io.Writer) error) (err error) {
+// writeArchive writes an archive into a temporary file beside a.Path, which it returns, and
+// fills in its size and sha256. The caller renames it into place.
+func writeArchive(ctx context.Context, a *Archive, write func(context.Context, io.Writer) error) (tmp string, err error) {
 	f, err := os.CreateTemp(filepath.Dir(a.Path), "."+a.Name+".tmp-")
 	if err != nil {
-		return &OutputError{fmt.Errorf("create %s: %w", a.Path, unwrapPath(err))}
+		return "", &OutputError{fmt.Errorf("create %s: %w", a.Path, unwrapPath(err))}
 	}
 	defer func() {
 		if err != nil {
@@ -154,21 +154,18 @@ func writeArchive(ctx context.Context, a *Archive, write func(context.Context, i
 	cw := &countWriter{w: io.MultiWriter(f, h)}
 	if err := write(ctx, cw); err != nil {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return "", ctx.Err()
 		}
-		return &OutputError{fmt.Errorf("write %s: %w", a.Path, err)}
+		return "", &OutputError{fmt.Errorf("write %s: %w", a.Path, err)}
 	}
 	if err := f.Chmod(0o644); err != nil {
-		return &OutputError{fmt.Errorf("chmod %s: %w", a.Path, err)}
+		return "", &OutputError{fmt.Errorf("chmod %s: %w", a.Path, err)}
 	}
 	if err := f.Close(); err != nil {
-		return &OutputError{fmt.Errorf("close %s: %w", a.Path, err)}
-	}
-	if err := os.Rename(f.Name(), a.Path); err != nil {
-		return &OutputError{fmt.Errorf("rename to %s: %w", a.Path, err)}
+		return "", &OutputError{fmt.Errorf("close %s: %w", a.Path, err)}
 	}
 	a.Size, a.SHA256 = cw.n, hex.EncodeToString(h.Sum(nil))
-	return nil
+	return f.Name(), nil
 }
 
 type countWriter struct {

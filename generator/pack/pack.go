@@ -149,6 +149,7 @@ func Pack(ctx context.Context, opts Options) (*Result, error) {
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, len(archives))
+	tmps := make([]string, len(archives))
 	for i := range archives {
 		wg.Add(1)
 		go func() {
@@ -157,11 +158,29 @@ func Pack(ctx context.Context, opts Options) (*Result, error) {
 			if i == 1 {
 				write = w.writeZip
 			}
-			errs[i] = writeArchive(ctx, &archives[i], write)
+			tmps[i], errs[i] = writeArchive(ctx, &archives[i], write)
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	// Both archives or neither: a failed or interrupted pack leaves the previous ones.
+	err = errors.Join(errs...)
+	for i, tmp := range tmps {
+		if tmp == "" {
+			continue
+		}
+		if err == nil {
+			if err = os.Rename(tmp, archives[i].Path); err != nil {
+				err = &OutputError{fmt.Errorf("rename to %s: %w", archives[i].Path, unwrapPath(err))}
+			}
+		}
+		if err != nil {
+			os.Remove(tmp)
+		}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, err
 	}
 	if opts.Publish {

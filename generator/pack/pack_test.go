@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -509,5 +510,24 @@ func TestScanMatrix(t *testing.T) {
 				t.Error("scanned, want a fallback to the full parse")
 			}
 		})
+	}
+}
+
+func TestInterruptedPackLeavesPreviousArchives(t *testing.T) {
+	to := t.TempDir()
+	prev := filepath.Join(to, BaseName(manifest.APIVersion)+TarGz)
+	if err := os.WriteFile(prev, []byte("previous"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	opts := fixtureOpts
+	opts.To, opts.Publish = to, false
+	if _, err := Pack(ctx, opts); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	entries, _ := os.ReadDir(to)
+	if b, _ := os.ReadFile(prev); string(b) != "previous" || len(entries) != 1 {
+		t.Errorf("after an interrupted pack: %v in %s, previous archive %q", entries, to, b)
 	}
 }
