@@ -6,7 +6,7 @@
 # server's peak RSS.
 #
 # Usage: scripts/bench-serve.sh [bin/numerology]
-# Environment: TREE (a full tree to reuse instead of generating one), DURATION (15s), WARMUP (5s), ROUNDS (2), THREADS (2), CONNECTIONS (64), SERVE_PORT (18181), NGINX_PORT (18182).
+# Environment: TREE (a full tree to reuse instead of generating one), DURATION (15s), WARMUP (5s), ROUNDS (2), SERVE_FLAGS (extra serve flags, e.g. --cache-mb 0), THREADS (2), CONNECTIONS (64), SERVE_PORT (18181), NGINX_PORT (18182).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${1:-bin/numerology}
@@ -57,7 +57,7 @@ wait_port() {
 	return 1
 }
 
-"$BIN" serve --dir "$tmp/out" --addr "127.0.0.1:$SERVE_PORT" --rate-limit 0 >"$tmp/serve.log" 2>&1 &
+"$BIN" serve --dir "$tmp/out" --addr "127.0.0.1:$SERVE_PORT" --rate-limit 0 ${SERVE_FLAGS:-} >"$tmp/serve.log" 2>&1 &
 serve_pid=$!
 wait_port "$SERVE_PORT"
 
