@@ -3,6 +3,7 @@ package edge
 import (
 	"hash/maphash"
 	"sync"
+	"sync/atomic"
 )
 
 // cacheShards is the number of independently locked parts of the body cache.
@@ -14,6 +15,8 @@ const cacheShards = 32
 // near-uniform access to ~73,000 small records, any policy's hit ratio is about
 // budget/tree size, and random eviction needs no bookkeeping per hit.
 type bodyCache struct {
+	// gen counts invalidations: a body read before one is not stored after it.
+	gen      atomic.Uint64
 	perShard int64
 	seed     maphash.Seed
 	shards   [cacheShards]cacheShard
@@ -51,8 +54,9 @@ func (c *bodyCache) get(key string) ([]byte, bool) {
 	return b, ok
 }
 
-// put stores a body, evicting random entries of its shard to stay within the budget.
-func (c *bodyCache) put(key string, body []byte) {
+// put stores a body read when the cache's generation was gen, evicting random entries of
+// its shard to stay within the budget.
+func (c *bodyCache) put(key string, body []byte, gen uint64) {
 	cost := int64(len(body) + len(key))
 	if cost > c.perShard {
 		return
@@ -60,7 +64,7 @@ func (c *bodyCache) put(key string, body []byte) {
 	s := c.shard(key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.m[key]; ok {
+	if _, ok := s.m[key]; ok || c.gen.Load() != gen {
 		return
 	}
 	for k, v := range s.m {
@@ -72,6 +76,30 @@ func (c *bodyCache) put(key string, body []byte) {
 	}
 	s.m[key] = body
 	s.bytes += cost
+}
+
+// remove drops key.
+func (c *bodyCache) remove(key string) {
+	c.gen.Add(1)
+	s := c.shard(key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v, ok := s.m[key]; ok {
+		delete(s.m, key)
+		s.bytes -= int64(len(v) + len(key))
+	}
+}
+
+// clear drops everything.
+func (c *bodyCache) clear() {
+	c.gen.Add(1)
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.mu.Lock()
+		clear(s.m)
+		s.bytes = 0
+		s.mu.Unlock()
+	}
 }
 
 // size returns the bytes held.

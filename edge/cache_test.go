@@ -22,7 +22,7 @@ func TestBodyCacheBudget(t *testing.T) {
 			body := make([]byte, tt.size)
 			for i := range tt.bodies {
 				key := "api/public/matrix/" + strconv.Itoa(i) + ".json"
-				c.put(key, body)
+				c.put(key, body, c.gen.Load())
 				if got := c.size(); got > tt.budget {
 					t.Fatalf("after %d bodies the cache holds %d bytes, budget %d", i+1, got, tt.budget)
 				}

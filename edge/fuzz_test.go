@@ -52,6 +52,7 @@ func FuzzHandler(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	f.Cleanup(func() { h.Close() })
 	open := h.open
 	h.open = func(name string) (*os.File, error) {
 		if _, ok := files[name]; !ok && name != manifest.FileName {

@@ -65,6 +65,8 @@ type Handler struct {
 	// open opens a tree file by its path relative to the tree; tests wrap it to watch
 	// that nothing outside the manifest is read.
 	open func(name string) (*os.File, error)
+	// stopWatch stops the watch that keeps the cache in step with the tree.
+	stopWatch func()
 }
 
 // entry is what the handler keeps of one file of the manifest.
@@ -156,7 +158,24 @@ func New(opts Options) (*Handler, error) {
 		hd["Content-Length"] = val(strconv.Itoa(len(e.Body)))
 		h.errs[key] = &errorAnswer{status: e.Status, hdr: hd, body: []byte(e.Body)}
 	}
+	if h.cache != nil {
+		// A file deleted or replaced while serving must not be answered from memory.
+		stop, err := watchTree(opts.Dir, m.Files, h.cache)
+		if err != nil {
+			h.log.Warn("cannot watch the tree: restart serve after changing its files", "err", err)
+			stop = func() {}
+		}
+		h.stopWatch = stop
+	}
 	return h, nil
+}
+
+// Close stops watching the tree. The handler keeps answering.
+func (h *Handler) Close() error {
+	if h.stopWatch != nil {
+		h.stopWatch()
+	}
+	return nil
 }
 
 // Limiter returns the handler's rate limiter, nil when the limit is off.
@@ -242,10 +261,12 @@ func (h *Handler) serveRecord(w http.ResponseWriter, r *http.Request, file strin
 
 // body returns the content of a tree file, from the cache when it holds it.
 func (h *Handler) body(e *entry) ([]byte, error) {
+	var gen uint64
 	if h.cache != nil {
 		if b, ok := h.cache.get(e.path); ok {
 			return b, nil
 		}
+		gen = h.cache.gen.Load()
 	}
 	b := make([]byte, e.size+1)
 	f, err := h.open(e.path)
@@ -262,7 +283,7 @@ func (h *Handler) body(e *entry) ([]byte, error) {
 	}
 	b = b[:n:n]
 	if h.cache != nil {
-		h.cache.put(e.path, b)
+		h.cache.put(e.path, b, gen)
 	}
 	return b, nil
 }

@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -274,6 +275,7 @@ func TestLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { h.Close() })
 	base := startServer(t, h)
 	paths := loadPaths()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
@@ -350,4 +352,47 @@ func loadPaths() []string {
 		}
 	}
 	return paths
+}
+
+// TestCacheFollowsTree checks that the body cache does not outlive the tree's files: a
+// record deleted while served answers 500, one rewritten answers its new content.
+func TestCacheFollowsTree(t *testing.T) {
+	dir := genTree(t)
+	h := newTestHandler(t, dir, nil)
+	if h.cache == nil {
+		t.Fatal("the test handler has no cache")
+	}
+	const deleted, rewritten = "/api/public/matrix/3/3/2000", "/api/public/matrix/4/4/2000"
+	for _, p := range []string{deleted, rewritten} {
+		if w := get(t, h, "GET", p, nil); w.Code != 200 {
+			t.Fatalf("%s: status %d", p, w.Code)
+		}
+	}
+	remove(t, dir, manifest.MatrixFile(3, 3, 2000))
+	p := filepath.Join(dir, filepath.FromSlash(manifest.MatrixFile(4, 4, 2000)))
+	old, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := bytes.Replace(old, []byte(`"day":4`), []byte(`"day":5`), 1)
+	if err := os.WriteFile(p, changed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The watch is asynchronous; it acts within microseconds, the test allows seconds.
+	var del, rew *httptest.ResponseRecorder
+	for start := time.Now(); time.Since(start) < 5*time.Second; time.Sleep(5 * time.Millisecond) {
+		del, rew = get(t, h, "GET", deleted, nil), get(t, h, "GET", rewritten, nil)
+		if del.Code == 500 && bytes.Equal(rew.Body.Bytes(), changed) {
+			break
+		}
+	}
+	if del.Code != 500 {
+		t.Errorf("deleted record: status %d, want 500", del.Code)
+	}
+	if !bytes.Equal(rew.Body.Bytes(), changed) {
+		t.Errorf("rewritten record: still the old body")
+	}
+	if w := get(t, h, "GET", "/api/public/matrix/2/3/2000", nil); w.Code != 200 {
+		t.Errorf("another record: status %d, want 200", w.Code)
+	}
 }

@@ -33,7 +33,8 @@ func genTree(t testing.TB) string {
 	return out
 }
 
-// newTestHandler builds the handler of dir with the contract's limit, trusting X-Test-Client.
+// newTestHandler builds the handler of dir as serve does by default (body cache on) with the
+// contract's limit, trusting X-Test-Client.
 func newTestHandler(t testing.TB, dir string, now func() time.Time) *Handler {
 	t.Helper()
 	m, err := manifest.Load(dir)
@@ -43,11 +44,12 @@ func newTestHandler(t testing.TB, dir string, now func() time.Time) *Handler {
 	h, err := New(Options{
 		Dir: dir, Manifest: m, RateLimit: m.Edge.RateLimit.Requests,
 		RateWindow:  time.Duration(m.Edge.RateLimit.WindowSeconds) * time.Second,
-		TrustHeader: "X-Test-Client", Now: now,
+		TrustHeader: "X-Test-Client", Now: now, CacheBytes: 8 << 20,
 	})
 	if err != nil {
 		t.Fatalf("new handler: %v", err)
 	}
+	t.Cleanup(func() { h.Close() })
 	return h
 }
 

@@ -127,6 +127,7 @@ func runServe(ctx context.Context, cmd *cobra.Command, opts *serveOptions) error
 		// in flight) stays under ~60 MB.
 		debug.SetMemoryLimit(int64(opts.cacheMB)<<20 + 80<<20)
 	}
+	defer h.Close()
 	files, years := len(m.Files), len(m.Years)
 	m = nil // the handler keeps what it needs; let the file list go
 

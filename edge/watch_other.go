@@ -1,0 +1,14 @@
+//go:build !linux
+
+package edge
+
+import (
+	"errors"
+
+	"github.com/opennumerology/numerology/generator/manifest"
+)
+
+// watchTree is only implemented on Linux; elsewhere the cache keeps what it has read.
+func watchTree(string, []manifest.File, *bodyCache) (func(), error) {
+	return nil, errors.New("watching the tree is implemented on Linux only")
+}
