@@ -48,13 +48,16 @@ type Download struct {
 // DatasetBaseName is the archives' name without extension.
 const DatasetBaseName = "numerology-dataset-" + manifest.APIVersion
 
-// Downloads lists the dataset archives. They are linked even from a tree generated without
-// them: `numerology pack` adds them to its downloads/ directory.
+// Downloads lists the dataset archives the site publishes. They are linked even from a tree
+// generated without them: `numerology pack` adds them to its downloads/ directory. Only the
+// .tar.gz is published: the .zip compresses each of the 73,414 records on its own and cannot
+// fit the 25 MiB a Cloudflare static asset may hold, so it stays in pack's dist/ output.
 func Downloads() []Download {
 	dir := "/" + manifest.DownloadsDir + "/"
 	return []Download{
-		{dir + DatasetBaseName + ".tar.gz", DatasetBaseName + ".tar.gz", "tar.gz", "для Linux и macOS", "the whole API as a tar.gz archive"},
-		{dir + DatasetBaseName + ".zip", DatasetBaseName + ".zip", "zip", "для Windows", "the same as a zip archive"},
+		{dir + DatasetBaseName + ".tar.gz", DatasetBaseName + ".tar.gz", "tar.gz",
+			"весь API, CSV-таблицы и описание набора; открывается в Linux, macOS и Windows 10 и новее (команда tar или 7-Zip)",
+			"the whole API, CSV tables, datapackage.json, CITATION.cff and SHA256SUMS as a tar.gz archive"},
 	}
 }
 
