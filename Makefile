@@ -22,15 +22,17 @@ $(BIN): $(GO_FILES) $(CONTENT_FILES) go.mod go.sum
 generate: $(BIN)
 	./$(BIN) generate --out $(OUT)
 
-# The tree is rebuilt when the binary (and so the embedded content) changes.
+# The tree is rebuilt when the binary (and so the embedded content) changes; pack then adds
+# the dataset archive under downloads/ (a new generate drops it, so the two run together).
 $(OUT)/manifest.json: $(BIN)
 	./$(BIN) generate --out $(OUT)
+	./$(BIN) pack --dir $(OUT) --to dist
 
 ## verify: check out/ against its manifest
 verify: $(OUT)/manifest.json
 	./$(BIN) verify --dir $(OUT)
 
-## run: build, generate if needed, and serve the API on $(ADDR)
+## run: build, generate and pack if needed, and serve the API on $(ADDR)
 run: $(OUT)/manifest.json
 	./$(BIN) serve --dir $(OUT) --addr $(ADDR)
 
