@@ -79,9 +79,9 @@ func FuzzHandler(f *testing.F) {
 			if !api || rt.kind != routeFile {
 				t.Fatalf("%s %q: 500 outside a valid route", method, target)
 			}
-			if _, ok := files[rt.file]; ok {
-				if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(rt.file))); err == nil {
-					t.Fatalf("%s %q: 500 though %s exists", method, target, rt.file)
+			if _, ok := files[rt.treeFile()]; ok {
+				if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(rt.treeFile()))); err == nil {
+					t.Fatalf("%s %q: 500 though %s exists", method, target, rt.treeFile())
 				}
 			}
 		default:
@@ -89,9 +89,9 @@ func FuzzHandler(f *testing.F) {
 		}
 		if w.Code == 200 && method == "GET" && api {
 			rt := h.router.match(p)
-			want, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rt.file)))
+			want, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rt.treeFile())))
 			if err != nil || !bytes.Equal(w.Body.Bytes(), want) {
-				t.Fatalf("%s %q: 200 body is not %s (%v)", method, target, rt.file, err)
+				t.Fatalf("%s %q: 200 body is not %s (%v)", method, target, rt.treeFile(), err)
 			}
 		}
 		if api && w.Code != 204 && w.Header().Get("X-Api-License") == "" {

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/opennumerology/numerology/generator/manifest"
@@ -52,6 +53,8 @@ type Options struct {
 type Handler struct {
 	dir       string
 	files     map[string]*entry
+	matrix    []*entry // matrix records by matrixIndex
+	firstYear int
 	router    *router
 	limiter   *Limiter
 	cache     *bodyCache
@@ -71,6 +74,7 @@ type Handler struct {
 
 // entry is what the handler keeps of one file of the manifest.
 type entry struct {
+	body atomic.Pointer[[]byte] // the cached body, nil when not cached
 	path string
 	size int64
 	etag []string // the strong ETag, as a ready header value
@@ -97,6 +101,8 @@ func New(opts Options) (*Handler, error) {
 	h := &Handler{
 		dir:       opts.Dir,
 		files:     make(map[string]*entry, len(m.Files)),
+		matrix:    make([]*entry, max(cfg.LastYear-cfg.FirstYear+1, 0)*372),
+		firstYear: cfg.FirstYear,
 		router:    newRouter(cfg),
 		trust:     opts.TrustHeader,
 		ipv6Bits:  cfg.RateLimit.IPv6Prefix,
@@ -134,7 +140,13 @@ func New(opts Options) (*Handler, error) {
 		if !cleanTreePath(f.Path) {
 			return nil, fmt.Errorf("%w: unsafe path %q", ErrMismatch, f.Path)
 		}
-		h.files[f.Path] = &entry{path: f.Path, size: f.Size, etag: []string{f.ETag()}, clen: val(strconv.FormatInt(f.Size, 10))}
+		e := &entry{path: f.Path, size: f.Size, etag: []string{f.ETag()}, clen: val(strconv.FormatInt(f.Size, 10))}
+		h.files[f.Path] = e
+		if d, mo, y, ok := matrixDate(f.Path); ok {
+			if i := h.matrixIndex(d, mo, y); i >= 0 && i < len(h.matrix) {
+				h.matrix[i] = e
+			}
+		}
 	}
 	set := func(sets ...map[string]string) http.Header {
 		hd := http.Header{}
@@ -160,7 +172,7 @@ func New(opts Options) (*Handler, error) {
 	}
 	if h.cache != nil {
 		// A file deleted or replaced while serving must not be answered from memory.
-		stop, err := watchTree(opts.Dir, m.Files, h.cache)
+		stop, err := watchTree(opts.Dir, m.Files, h.uncache, h.uncacheAll)
 		if err != nil {
 			h.log.Warn("cannot watch the tree: restart serve after changing its files", "err", err)
 			stop = func() {}
@@ -168,6 +180,21 @@ func New(opts Options) (*Handler, error) {
 		h.stopWatch = stop
 	}
 	return h, nil
+}
+
+// uncache drops the cached body of a tree file.
+func (h *Handler) uncache(name string) {
+	if e := h.files[name]; e != nil {
+		h.cache.remove(e)
+	}
+}
+
+// uncacheAll empties the cache.
+func (h *Handler) uncacheAll() {
+	h.cache.gen.Add(1)
+	for _, e := range h.files {
+		h.cache.remove(e)
+	}
 }
 
 // Close stops watching the tree. The handler keeps answering.
@@ -224,22 +251,54 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case routeNotFound:
 		h.writeError(w, r, manifest.ErrNotFound)
 	default:
-		h.serveRecord(w, r, rt.file)
+		h.serveRecord(w, r, rt)
 	}
+}
+
+// matrixIndex is the index of a date in Handler.matrix: 31 slots per month.
+func (h *Handler) matrixIndex(d, m, y int) int { return (y-h.firstYear)*372 + (m-1)*31 + d - 1 }
+
+// matrixDate parses "api/public/matrix/{d}/{m}/{y}.json".
+func matrixDate(p string) (d, m, y int, ok bool) {
+	rest, ok := strings.CutPrefix(p, "api/public/matrix/")
+	if !ok {
+		return 0, 0, 0, false
+	}
+	rest, ok = strings.CutSuffix(rest, ".json")
+	if !ok {
+		return 0, 0, 0, false
+	}
+	ds, rest, _ := strings.Cut(rest, "/")
+	ms, ys, _ := strings.Cut(rest, "/")
+	d, ok1 := numeric(ds)
+	m, ok2 := numeric(ms)
+	y, ok3 := numeric(ys)
+	return d, m, y, ok1 && ok2 && ok3 && d >= 1 && d <= 31 && m >= 1 && m <= 12
+}
+
+// entryOf returns the manifest entry of a route's body, nil when the tree lacks it.
+func (h *Handler) entryOf(rt route) *entry {
+	if rt.name == manifest.RouteMatrix {
+		if i := h.matrixIndex(rt.day, rt.month, rt.year); i >= 0 && i < len(h.matrix) {
+			return h.matrix[i]
+		}
+		return nil
+	}
+	return h.files[rt.file]
 }
 
 // serveRecord answers a valid route with its precomputed file, or 500 when the file is not
 // in the manifest or cannot be read.
-func (h *Handler) serveRecord(w http.ResponseWriter, r *http.Request, file string) {
-	e := h.files[file]
+func (h *Handler) serveRecord(w http.ResponseWriter, r *http.Request, rt route) {
+	e := h.entryOf(rt)
 	if e == nil {
-		h.log.Error("route file not in the tree", "file", file, "path", r.RequestURI)
+		h.log.Error("route file not in the tree", "file", rt.treeFile(), "path", r.RequestURI)
 		h.writeError(w, r, manifest.ErrInternal)
 		return
 	}
 	body, err := h.body(e)
 	if err != nil {
-		h.log.Error("read route file", "file", file, "err", err)
+		h.log.Error("read route file", "file", e.path, "err", err)
 		h.writeError(w, r, manifest.ErrInternal)
 		return
 	}
@@ -263,8 +322,8 @@ func (h *Handler) serveRecord(w http.ResponseWriter, r *http.Request, file strin
 func (h *Handler) body(e *entry) ([]byte, error) {
 	var gen uint64
 	if h.cache != nil {
-		if b, ok := h.cache.get(e.path); ok {
-			return b, nil
+		if b := e.body.Load(); b != nil {
+			return *b, nil
 		}
 		gen = h.cache.gen.Load()
 	}
@@ -283,7 +342,7 @@ func (h *Handler) body(e *entry) ([]byte, error) {
 	}
 	b = b[:n:n]
 	if h.cache != nil {
-		h.cache.put(e.path, b, gen)
+		h.cache.put(e, b, gen)
 	}
 	return b, nil
 }

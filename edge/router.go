@@ -20,9 +20,17 @@ const (
 type route struct {
 	kind routeKind
 	name string // manifest.Route* for routeFile
-	file string // the tree path of the body for routeFile
-	// matrix is the canonical date for a matrix record.
+	file string // the tree path of the body for routeFile, except matrix records
+	// day, month and year are the canonical date of a matrix record.
 	day, month, year int
+}
+
+// treeFile is the tree path of the route's body.
+func (rt route) treeFile() string {
+	if rt.name == manifest.RouteMatrix {
+		return manifest.MatrixFile(rt.day, rt.month, rt.year)
+	}
+	return rt.file
 }
 
 // router matches raw, still percent-encoded paths.
@@ -113,7 +121,7 @@ func (r *router) matrix(rest string) route {
 	if !ok1 || !ok2 || !ok3 || y < r.first || y > r.last || m < 1 || m > 12 || d < 1 || d > daysIn(m, y) {
 		return bad
 	}
-	return route{kind: routeFile, name: manifest.RouteMatrix, file: manifest.MatrixFile(d, m, y), day: d, month: m, year: y}
+	return route{kind: routeFile, name: manifest.RouteMatrix, day: d, month: m, year: y}
 }
 
 // numeric parses a numeric segment: 1–9 ASCII digits, leading zeros allowed.

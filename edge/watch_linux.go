@@ -14,10 +14,10 @@ import (
 )
 
 // watchTree keeps the body cache in step with the tree: an inotify watch on every
-// directory holding API files drops a file's body as soon as it is deleted, moved or
-// rewritten, and the whole cache when a directory goes (a regenerated tree swapped in).
+// directory holding API files calls remove for a file as soon as it is deleted, moved or
+// rewritten, and clearAll when a directory goes (a regenerated tree swapped in).
 // A deleted record then answers 500 at once, as without the cache.
-func watchTree(dir string, files []manifest.File, c *bodyCache) (stop func(), err error) {
+func watchTree(dir string, files []manifest.File, remove func(name string), clearAll func()) (stop func(), err error) {
 	fd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC | syscall.IN_NONBLOCK)
 	if err != nil {
 		return nil, os.NewSyscallError("inotify_init1", err)
@@ -59,10 +59,10 @@ func watchTree(dir string, files []manifest.File, c *bodyCache) (stop func(), er
 				off = nameStart + int(ev.Len)
 				switch {
 				case ev.Mask&(syscall.IN_DELETE_SELF|syscall.IN_MOVE_SELF|syscall.IN_Q_OVERFLOW) != 0:
-					c.clear()
+					clearAll()
 				case name != "":
 					if d, ok := dirs[ev.Wd]; ok {
-						c.remove(d + "/" + name)
+						remove(d + "/" + name)
 					}
 				}
 			}

@@ -6,13 +6,13 @@
 # server's peak RSS.
 #
 # Usage: scripts/bench-serve.sh [bin/numerology]
-# Environment: TREE (a full tree to reuse instead of generating one), DURATION (15s), WARMUP (5s), ROUNDS (2), SERVE_FLAGS (extra serve flags, e.g. --cache-mb 0), THREADS (2), CONNECTIONS (64), SERVE_PORT (18181), NGINX_PORT (18182).
+# Environment: TREE (a full tree to reuse instead of generating one), DURATION (6s per round), WARMUP (8s, once per server), ROUNDS (6), SERVE_FLAGS (extra serve flags, e.g. --cache-mb 0), THREADS (2), CONNECTIONS (64), SERVE_PORT (18181), NGINX_PORT (18182).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${1:-bin/numerology}
-DURATION=${DURATION:-15s}
-WARMUP=${WARMUP:-5s}
-ROUNDS=${ROUNDS:-2}
+DURATION=${DURATION:-6s}
+WARMUP=${WARMUP:-8s}
+ROUNDS=${ROUNDS:-6}
 THREADS=${THREADS:-2}
 CONNECTIONS=${CONNECTIONS:-64}
 SERVE_PORT=${SERVE_PORT:-18181}
@@ -77,12 +77,15 @@ for p in /api/public/matrix/05/1/2000 /api/public/matrix/30/2/2000 /api/public/l
 done
 
 run() { # name port → RESULT line
-	wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s edge/nginx/mix.lua "http://127.0.0.1:$2" >/dev/null # warm-up
 	wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" -s edge/nginx/mix.lua "http://127.0.0.1:$2" | grep '^RESULT' | sed "s/^RESULT/$1/"
 }
 field() { sed -n "s/.*$1=\([0-9]*\).*/\1/p" <<<"$2"; }
 
-echo "bench-serve: wrk -t$THREADS -c$CONNECTIONS -d$DURATION (after $WARMUP of warm-up) x $ROUNDS rounds, alternating; mix 90% matrix / 5% life path / 5% invalid; $(nproc) CPUs"
+echo "bench-serve: wrk -t$THREADS -c$CONNECTIONS -d$DURATION x $ROUNDS rounds, alternating, after $WARMUP of warm-up each; mix 90% matrix / 5% life path / 5% invalid; $(nproc) CPUs"
+# Warm both (serve's body cache, the page cache) once; then alternate short rounds, so that
+# other load on the machine falls on both sides alike.
+wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s edge/nginx/mix.lua "http://127.0.0.1:$SERVE_PORT" >/dev/null
+wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s edge/nginx/mix.lua "http://127.0.0.1:$NGINX_PORT" >/dev/null
 sr=0 nr=0 sp=0 np=0
 for round in $(seq "$ROUNDS"); do
 	s=$(run serve "$SERVE_PORT")
