@@ -70,11 +70,11 @@ SIGINT or SIGTERM stops accepting connections and lets requests in flight finish
 	f.StringVarP(&opts.dir, "dir", "d", "out", "the generated tree to serve")
 	f.StringVar(&opts.addr, "addr", "127.0.0.1:8080", "the address to listen on")
 	f.StringVar(&opts.trustHeader, "trust-header", "", "a request header holding the client address, set by a trusted proxy (e.g. CF-Connecting-IP)")
-	f.IntVar(&opts.rateLimit, "rate-limit", 60, "matrix requests per client per window (default: the manifest's); 0 turns the limit off")
-	f.DurationVar(&opts.rateWindow, "rate-window", time.Minute, "the rate limit's sliding window (default: the manifest's)")
+	f.IntVar(&opts.rateLimit, "rate-limit", 60, "matrix requests per client per window, 0 for no limit; when not given, the manifest's")
+	f.DurationVar(&opts.rateWindow, "rate-window", time.Minute, "the rate limit's sliding window; when not given, the manifest's")
 	f.IntVar(&opts.rateClients, "rate-clients", edge.DefaultRateClients, "most clients the rate limiter tracks at once (bounds its memory)")
 	f.BoolVar(&opts.accessLog, "access-log", false, "log every request to stderr")
-	f.IntVar(&opts.cacheMB, "cache-mb", 160, "MiB of API bodies kept in memory (the full tree's are about 145); 0 reads each answer from disk")
+	f.IntVar(&opts.cacheMB, "cache-mb", 160, "MiB of API bodies kept in memory (the full tree's are about 136); 0 reads each answer from disk")
 	return cmd
 }
 
