@@ -394,7 +394,8 @@ type response struct {
 	status int
 	header http.Header
 	body   []byte
-	at     time.Time // when it was received
+	sent   time.Time // when the request was sent
+	at     time.Time // when the response was received
 }
 
 // clientAddr returns a fresh client address (IPv4 from 198.18.0.0/15).
@@ -433,6 +434,7 @@ func (s *suite) send(t *testing.T, method, raw string, header map[string]string,
 		}
 		req.Header.Set(s.target.ClientHeader, client)
 	}
+	sent := time.Now()
 	resp, err := s.client.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, raw, err)
@@ -442,7 +444,7 @@ func (s *suite) send(t *testing.T, method, raw string, header map[string]string,
 	if err != nil {
 		t.Fatalf("%s %s: read body: %v", method, raw, err)
 	}
-	return response{status: resp.StatusCode, header: resp.Header, body: body, at: time.Now()}
+	return response{status: resp.StatusCode, header: resp.Header, body: body, sent: sent, at: time.Now()}
 }
 
 func (s *suite) rateLimited(raw string) bool {
@@ -754,7 +756,9 @@ func (s *suite) testRateLimit(t *testing.T) {
 		s.checkResponse(t, "GET", path, r, tooMany, false)
 		wait := time.Duration(retryAfter(t, r)) * time.Second
 		if s.target.ExactRetryAfter {
-			time.Sleep(time.Until(r.at.Add(wait - time.Second)))
+			// The server counted from a moment between sending and receiving the 429;
+			// counting from the sending is never later than its "one second earlier".
+			time.Sleep(time.Until(r.sent.Add(wait - time.Second)))
 			early := s.doRaw(t, http.MethodGet, path, c)
 			s.checkResponse(t, "GET one second before Retry-After", path, early, tooMany, false)
 		}
