@@ -327,7 +327,10 @@ func (s *suite) methodCases() []tcase {
 		{"unknown", p + "/unknown"},
 	}
 	var cases []tcase
-	for _, m := range []string{"POST", "PUT", "DELETE", "PATCH", "PROPFIND", "FOO"} {
+	// Methods of the IANA registry only: Cloudflare's front end (and workerd) answer an
+	// unregistered token such as "FOO" with 501 before any worker runs. The Go server's own
+	// tests cover arbitrary tokens.
+	for _, m := range []string{"POST", "PUT", "DELETE", "PATCH", "PROPFIND", "MKCOL"} {
 		for _, q := range paths {
 			cases = append(cases, tcase{name: m + " " + q.name, method: m, path: q.path, want: notAllowed})
 		}
