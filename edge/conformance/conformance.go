@@ -40,6 +40,11 @@ type Target struct {
 	ExactRetryAfter bool
 	// MissingMatrixFile, when set, is a date "D/M/Y" whose file was deleted from the served tree: expect 500 for it only.
 	MissingMatrixFile string
+	// UnregisteredMethodStatus, when not zero, is the status the target's runtime itself gives
+	// a method outside the IANA registry (such as "FOO") before any API code runs; only the
+	// status is checked then. Zero means the contract's 405. workerd, locally and on
+	// Cloudflare, answers 501 (cloudflare/workerd#6877), which no worker code can change.
+	UnregisteredMethodStatus int
 }
 
 // Run runs every check as subtests of t.
@@ -184,6 +189,9 @@ type tcase struct {
 	want   expect
 	// static: a non-API path; only the status is the contract's.
 	static bool
+	// runtime: answered by the target's runtime before the API (Target.UnregisteredMethodStatus);
+	// only the status is checked.
+	runtime bool
 }
 
 func (s *suite) fileExpect(file string, kind int) expect {
@@ -327,12 +335,14 @@ func (s *suite) methodCases() []tcase {
 		{"unknown", p + "/unknown"},
 	}
 	var cases []tcase
-	// Methods of the IANA registry only: Cloudflare's front end (and workerd) answer an
-	// unregistered token such as "FOO" with 501 before any worker runs. The Go server's own
-	// tests cover arbitrary tokens.
-	for _, m := range []string{"POST", "PUT", "DELETE", "PATCH", "PROPFIND", "MKCOL"} {
+	for _, m := range []string{"POST", "PUT", "DELETE", "PATCH", "PROPFIND", "MKCOL", "FOO"} {
 		for _, q := range paths {
-			cases = append(cases, tcase{name: m + " " + q.name, method: m, path: q.path, want: notAllowed})
+			c := tcase{name: m + " " + q.name, method: m, path: q.path, want: notAllowed}
+			if m == "FOO" && s.target.UnregisteredMethodStatus != 0 {
+				// Answered by the target's runtime, not the API (see Target).
+				c.want, c.runtime = expect{status: s.target.UnregisteredMethodStatus}, true
+			}
+			cases = append(cases, c)
 		}
 	}
 	return cases
@@ -490,7 +500,7 @@ func (s *suite) drainShared() {
 func (s *suite) check(t *testing.T, c tcase) {
 	t.Helper()
 	r := s.do(t, c.method, c.path, c.header)
-	s.checkResponse(t, c.method, c.path, r, c.want, c.static)
+	s.checkResponse(t, c.method, c.path, r, c.want, c.static || c.runtime)
 }
 
 func (s *suite) checkResponse(t *testing.T, method, path string, r response, want expect, static bool) {
