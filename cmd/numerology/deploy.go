@@ -14,6 +14,7 @@ import (
 	"github.com/opennumerology/numerology/edge"
 	"github.com/opennumerology/numerology/edge/cloudflare"
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/internal/humanize"
 )
 
 // Environment variables deploy reads. The token is never taken from a flag, so it stays
@@ -141,7 +142,7 @@ func runDeploy(ctx context.Context, cmd *cobra.Command, opts *deployOptions) err
 		return deployError(cloudflare.ErrNoAccount)
 	}
 	fmt.Fprintf(stderr, "deploy: %s files, %s → worker %s (Workers %s)\n",
-		groupDigits(int64(len(plan.Assets))), humanBytes(plan.Bytes), plan.ScriptName, limits.Plan)
+		humanize.Count(int64(len(plan.Assets))), humanize.Bytes(plan.Bytes), plan.ScriptName, limits.Plan)
 	rep := newUploadReporter(stderr)
 	d.OnProgress = rep.update
 	res, err := d.Apply(ctx, plan)
@@ -154,8 +155,8 @@ func runDeploy(ctx context.Context, cmd *cobra.Command, opts *deployOptions) err
 	}
 	fmt.Fprintf(stdout, "deployed %s: version %s live in %.1fs\n", plan.ScriptName, res.VersionID, time.Since(start).Seconds())
 	fmt.Fprintf(stdout, "  uploaded %s files, %s in %d bucket(s); skipped %s files, %s already on Cloudflare\n",
-		groupDigits(int64(res.UploadedFiles)), humanBytes(res.UploadedBytes), res.Buckets,
-		groupDigits(int64(res.SkippedFiles)), humanBytes(res.SkippedBytes))
+		humanize.Count(int64(res.UploadedFiles)), humanize.Bytes(res.UploadedBytes), res.Buckets,
+		humanize.Count(int64(res.SkippedFiles)), humanize.Bytes(res.SkippedBytes))
 	for _, r := range res.Routes {
 		fmt.Fprintf(stdout, "  route  %s\n", r)
 	}
@@ -219,7 +220,7 @@ func (r *uploadReporter) update(p cloudflare.Progress) {
 	if p.Buckets == 0 || p.Buckets == p.TotalBuckets || time.Since(r.last) >= r.every {
 		r.last = time.Now()
 		fmt.Fprintf(r.w, "upload: %d/%d buckets, %s/%s files, %s/%s\n", p.Buckets, p.TotalBuckets,
-			groupDigits(int64(p.Files)), groupDigits(int64(p.TotalFiles)), humanBytes(p.Bytes), humanBytes(p.TotalBytes))
+			humanize.Count(int64(p.Files)), humanize.Count(int64(p.TotalFiles)), humanize.Bytes(p.Bytes), humanize.Bytes(p.TotalBytes))
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/opennumerology/numerology/content"
 	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/rules"
+	"github.com/opennumerology/numerology/internal/humanize"
 )
 
 type generateOptions struct {
@@ -84,7 +85,7 @@ func runGenerate(ctx context.Context, cmd *cobra.Command, opts *generateOptions)
 		return fmt.Errorf("generate: %w", err)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "generated %s files, %s in %.1fs → %s\n",
-		groupDigits(int64(sum.Files)), humanBytes(sum.Bytes), sum.Duration.Seconds(), opts.out)
+		humanize.Count(int64(sum.Files)), humanize.Bytes(sum.Bytes), sum.Duration.Seconds(), opts.out)
 	return nil
 }
 
@@ -149,26 +150,4 @@ func loadSite(dir, siteURL string) (*generator.Site, error) {
 		return nil, usageErrorf("--site-url: %v", errors.Unwrap(err))
 	}
 	return site, nil
-}
-
-// groupDigits writes n with thin separators: 73440 → 73,440.
-func groupDigits(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-// humanBytes writes a size in B, KB, MB or GB (powers of 1000).
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1e9:
-		return fmt.Sprintf("%.2f GB", float64(n)/1e9)
-	case n >= 1e6:
-		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
-	case n >= 1e3:
-		return fmt.Sprintf("%.1f KB", float64(n)/1e3)
-	}
-	return fmt.Sprintf("%d B", n)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/opennumerology/numerology/generator/pack"
+	"github.com/opennumerology/numerology/internal/humanize"
 )
 
 type packOptions struct {
@@ -87,10 +88,10 @@ func runPack(ctx context.Context, cmd *cobra.Command, opts *packOptions) error {
 		} else if !opts.publish {
 			note = "not published (--publish=false)"
 		}
-		fmt.Fprintf(w, "%s  %s  %s (%s)\n", a.SHA256, a.Path, humanBytes(a.Size), note)
+		fmt.Fprintf(w, "%s  %s  %s (%s)\n", a.SHA256, a.Path, humanize.Bytes(a.Size), note)
 	}
 	fmt.Fprintf(w, "packed %s files into each archive (matrix.csv: %s rows) in %.1fs\n",
-		groupDigits(int64(res.Entries)), groupDigits(int64(res.MatrixRows)), res.Duration.Seconds())
+		humanize.Count(int64(res.Entries)), humanize.Count(int64(res.MatrixRows)), res.Duration.Seconds())
 	return nil
 }
 

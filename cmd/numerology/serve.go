@@ -15,6 +15,7 @@ import (
 
 	"github.com/opennumerology/numerology/edge"
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/internal/humanize"
 )
 
 // Server timeouts against slow clients; every answer is small and precomputed.
@@ -149,7 +150,7 @@ func runServe(ctx context.Context, cmd *cobra.Command, opts *serveOptions) error
 		limit = fmt.Sprintf("%d per %v per client", opts.rateLimit, opts.rateWindow)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "serving %s (%s files, %d years) on http://%s/api/public — rate limit %s; Ctrl-C stops\n",
-		opts.dir, groupDigits(int64(files)), years, ln.Addr(), limit)
+		opts.dir, humanize.Count(int64(files)), years, ln.Addr(), limit)
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -11,6 +11,7 @@ import (
 	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/pack"
+	"github.com/opennumerology/numerology/internal/humanize"
 )
 
 type verifyOptions struct {
@@ -67,7 +68,7 @@ func runVerify(ctx context.Context, cmd *cobra.Command, opts *verifyOptions) err
 		return withCode(exitVerify, fmt.Errorf("verify %s: %d problem(s) found", opts.dir, n))
 	}
 	fmt.Fprintf(out, "verified %s files, %s in %.1fs: %s matches its manifest\n",
-		groupDigits(int64(res.Manifest.Counts.Files)), humanBytes(res.Manifest.Counts.Bytes), time.Since(start).Seconds(), opts.dir)
+		humanize.Count(int64(res.Manifest.Counts.Files)), humanize.Bytes(res.Manifest.Counts.Bytes), time.Since(start).Seconds(), opts.dir)
 	return nil
 }
 
@@ -90,6 +91,6 @@ func runVerifyArchive(ctx context.Context, cmd *cobra.Command, file string) erro
 		return withCode(exitVerify, fmt.Errorf("verify %s: %d problem(s) found", file, n))
 	}
 	fmt.Fprintf(out, "verified %s files in %.1fs: %s matches its SHA256SUMS and datapackage.json\n",
-		groupDigits(int64(rep.Files)), time.Since(start).Seconds(), file)
+		humanize.Count(int64(rep.Files)), time.Since(start).Seconds(), file)
 	return nil
 }

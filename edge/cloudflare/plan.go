@@ -14,10 +14,10 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/internal/humanize"
 )
 
 // MaxFileSize is Cloudflare's limit on the size of one static asset: 25 MiB.
@@ -168,12 +168,12 @@ func (p *Plan) Preflight() error {
 			what = "use --plan paid (Workers Paid allows 100,000 files per version) or " + what
 		}
 		problems = append(problems, fmt.Sprintf("the tree has %s files, over the %s of Workers %s per version: %s",
-			group(int64(n)), group(int64(p.Limits.MaxFiles)), p.Limits.Plan, what))
+			humanize.Count(int64(n)), humanize.Count(int64(p.Limits.MaxFiles)), p.Limits.Plan, what))
 	}
 	var big []string
 	for _, a := range p.Assets {
 		if a.Size > p.Limits.MaxFileSize {
-			big = append(big, fmt.Sprintf("%s (%s)", a.File, humanBytes(a.Size)))
+			big = append(big, fmt.Sprintf("%s (%s)", a.File, humanize.Bytes(a.Size)))
 		}
 	}
 	if len(big) > 0 {
@@ -191,10 +191,10 @@ func (p *Plan) Write(w io.Writer) {
 	wk := p.Worker
 	fmt.Fprintf(w, "deploy plan for %s (dry run: nothing is sent)\n", p.Dir)
 	fmt.Fprintf(w, "  assets     %s files, %s (manifest.json included; _headers sent as header rules, %d bytes)\n",
-		group(int64(len(p.Assets))), humanBytes(p.Bytes), len(p.Headers))
+		humanize.Count(int64(len(p.Assets))), humanize.Bytes(p.Bytes), len(p.Headers))
 	fmt.Fprintf(w, "  limits     Workers %s: %s of %s files; largest %s, %s of 25 MiB\n",
-		p.Limits.Plan, group(int64(len(p.Assets))), group(int64(p.Limits.MaxFiles)), p.Largest.File, humanBytes(p.Largest.Size))
-	fmt.Fprintf(w, "  worker     %s: module %s (%s), compatibility date %s", p.ScriptName, wk.MainModule, humanBytes(int64(len(wk.Script))), wk.CompatibilityDate)
+		p.Limits.Plan, humanize.Count(int64(len(p.Assets))), humanize.Count(int64(p.Limits.MaxFiles)), p.Largest.File, humanize.Bytes(p.Largest.Size))
+	fmt.Fprintf(w, "  worker     %s: module %s (%s), compatibility date %s", p.ScriptName, wk.MainModule, humanize.Bytes(int64(len(wk.Script))), wk.CompatibilityDate)
 	if len(wk.CompatibilityFlags) > 0 {
 		fmt.Fprintf(w, ", flags %s", strings.Join(wk.CompatibilityFlags, ","))
 	}
@@ -285,26 +285,4 @@ func ContentType(urlPath string) string {
 		return ct
 	}
 	return "application/octet-stream"
-}
-
-// group writes n with thousands separators: 73440 → 73,440.
-func group(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-// humanBytes writes a size in B, KB, MB or GB (powers of 1000).
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1e9:
-		return fmt.Sprintf("%.2f GB", float64(n)/1e9)
-	case n >= 1e6:
-		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
-	case n >= 1e3:
-		return fmt.Sprintf("%.1f KB", float64(n)/1e3)
-	}
-	return fmt.Sprintf("%d B", n)
 }

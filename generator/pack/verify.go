@@ -19,30 +19,21 @@ import (
 
 	json "github.com/goccy/go-json"
 	kgzip "github.com/klauspost/compress/gzip"
+
+	"github.com/opennumerology/numerology/generator"
 )
 
-// Problem kinds found by VerifyArchive, as in generator.Verify.
+// Problem is one thing wrong with an archive, of the kinds generator.Verify reports
+// (generator.ProblemMissing, …); Path is below the top folder.
+type Problem = generator.VerifyProblem
+
+// The problem kinds, as in generator.Verify.
 const (
-	ProblemMissing = "missing" // listed in SHA256SUMS or datapackage.json but absent
-	ProblemExtra   = "extra"   // in the archive but not listed in SHA256SUMS
-	ProblemCorrupt = "corrupt" // unreadable, or its sha256 or size differ from the listing
-	ProblemInvalid = "invalid" // a listing or an entry that breaks the archive's rules
+	ProblemMissing = generator.ProblemMissing // listed in SHA256SUMS or datapackage.json but absent
+	ProblemExtra   = generator.ProblemExtra   // in the archive but not listed in SHA256SUMS
+	ProblemCorrupt = generator.ProblemCorrupt // unreadable, or its sha256 or size differ from the listing
+	ProblemInvalid = generator.ProblemInvalid // a listing or an entry that breaks the archive's rules
 )
-
-// Problem is one thing wrong with an archive; Path is below the top folder.
-type Problem struct {
-	Kind   string
-	Path   string
-	Detail string
-}
-
-func (p Problem) String() string {
-	s := p.Kind + ": " + p.Path
-	if p.Detail != "" {
-		s += ": " + p.Detail
-	}
-	return s
-}
 
 // ArchiveReport is what VerifyArchive found.
 type ArchiveReport struct {
@@ -71,7 +62,7 @@ type archiveCheck struct {
 }
 
 func (c *archiveCheck) add(kind, p, format string, args ...any) {
-	c.rep.Problems = append(c.rep.Problems, Problem{kind, p, fmt.Sprintf(format, args...)})
+	c.rep.Problems = append(c.rep.Problems, Problem{Kind: kind, Path: p, Detail: fmt.Sprintf(format, args...)})
 }
 
 // VerifyArchive checks a dataset archive (.tar.gz or .zip, told apart by content): every
