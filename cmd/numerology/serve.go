@@ -124,9 +124,11 @@ func runServe(ctx context.Context, cmd *cobra.Command, opts *serveOptions) error
 	}
 	if opts.cacheMB > 0 && os.Getenv("GOMEMLIMIT") == "" {
 		// The cache is long-lived heap; without a limit the collector would let the heap
-		// grow to twice it before collecting. The rest of the heap (the file index, requests
-		// in flight) stays under ~60 MB.
-		debug.SetMemoryLimit(int64(opts.cacheMB)<<20 + 80<<20)
+		// grow to twice it before collecting. The rest of the live heap (the file index,
+		// requests in flight) is ~40 MB: 120 MB of room keeps the collector from running
+		// several times a second under load (80 MB of room cost p99 1.13× nginx's, 120 MB
+		// 0.81×), and peak RSS stays under 300 MB.
+		debug.SetMemoryLimit(int64(opts.cacheMB)<<20 + 120<<20)
 	}
 	defer h.Close()
 	files, years := len(m.Files), len(m.Years)
