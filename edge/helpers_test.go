@@ -1,14 +1,11 @@
 package edge
 
 import (
-	"context"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/opennumerology/numerology/content"
-	"github.com/opennumerology/numerology/generator"
+	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
 )
 
@@ -18,19 +15,7 @@ var testYears = []int{1900, 2000, 2100}
 // genTree generates a small tree into a temporary directory and returns its path.
 func genTree(t testing.TB) string {
 	t.Helper()
-	c, err := content.Load(content.Embedded(), "content")
-	if err != nil {
-		t.Fatalf("load content: %v", err)
-	}
-	site, err := generator.NewSite(c, "")
-	if err != nil {
-		t.Fatalf("site: %v", err)
-	}
-	out := filepath.Join(t.TempDir(), "out")
-	if _, err := generator.Generate(context.Background(), generator.Options{Site: site, Out: out, Years: testYears, Workers: 4}); err != nil {
-		t.Fatalf("generate: %v", err)
-	}
-	return out
+	return generatortest.Tree(t, testYears...)
 }
 
 // newTestHandler builds the handler of dir as serve does by default (body cache on) with the

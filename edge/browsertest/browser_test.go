@@ -19,7 +19,7 @@ import (
 
 	"github.com/opennumerology/numerology/content"
 	"github.com/opennumerology/numerology/edge"
-	"github.com/opennumerology/numerology/generator"
+	"github.com/opennumerology/numerology/generator/generatortest"
 )
 
 // vectorDate is the date whose golden matrix the details page must show.
@@ -30,7 +30,7 @@ const vectorDate = "1990-05-15"
 // error.
 func TestMatrixDetailsPage(t *testing.T) {
 	c := loadContent(t)
-	tree := generateTree(t, c, []int{1990})
+	tree := generateTree(t, []int{1990})
 	var apiCalls atomic.Int64
 	srv := serveTree(t, tree, 0, &apiCalls)
 	ctx := newBrowser(t)
@@ -118,8 +118,7 @@ func TestMatrixDetailsPage(t *testing.T) {
 // TestPagesFitPhone opens every kind of page 360 px wide and checks that nothing makes the
 // page scroll sideways.
 func TestPagesFitPhone(t *testing.T) {
-	c := loadContent(t)
-	srv := serveTree(t, generateTree(t, c, []int{1990}), 0, nil)
+	srv := serveTree(t, generateTree(t, []int{1990}), 0, nil)
 	ctx := newBrowser(t)
 	do(t, ctx, chromedp.EmulateViewport(360, 740))
 	for _, p := range []string{"/", "/life-path", "/life-path/22", "/matrix", "/matrix/details?date=" + vectorDate, "/no-such-page"} {
@@ -241,24 +240,12 @@ func newBrowser(t *testing.T) context.Context {
 
 func loadContent(t *testing.T) *content.Content {
 	t.Helper()
-	c, err := content.Load(content.Embedded(), "content")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return generatortest.Site(t).Content
 }
 
-func generateTree(t *testing.T, c *content.Content, years []int) string {
+func generateTree(t *testing.T, years []int) string {
 	t.Helper()
-	site, err := generator.NewSite(c, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), "out")
-	if _, err := generator.Generate(context.Background(), generator.Options{Site: site, Out: out, Years: years}); err != nil {
-		t.Fatalf("generate: %v", err)
-	}
-	return out
+	return generatortest.Tree(t, years...)
 }
 
 // serveTree serves a tree with the local edge server on 127.0.0.1:0; rateLimit 0 turns the

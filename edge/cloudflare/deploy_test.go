@@ -17,11 +17,10 @@ import (
 
 	json "github.com/goccy/go-json"
 
-	"github.com/opennumerology/numerology/content"
 	"github.com/opennumerology/numerology/edge"
 	"github.com/opennumerology/numerology/edge/cloudflare"
 	"github.com/opennumerology/numerology/edge/cloudflare/cftest"
-	"github.com/opennumerology/numerology/generator"
+	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
 )
 
@@ -46,18 +45,8 @@ func baseTree(t testing.TB) string {
 			treeErr = err
 			return
 		}
-		c, err := content.Load(content.Embedded(), "content")
-		if err != nil {
-			treeErr = err
-			return
-		}
-		site, err := generator.NewSite(c, "")
-		if err != nil {
-			treeErr = err
-			return
-		}
 		treeDir = filepath.Join(dir, "out")
-		_, treeErr = generator.Generate(context.Background(), generator.Options{Site: site, Out: treeDir, Years: []int{2000}})
+		_, treeErr = generatortest.Generate(treeDir, 2000)
 	})
 	if treeErr != nil {
 		t.Fatalf("generate the test tree: %v", treeErr)

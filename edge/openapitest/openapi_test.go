@@ -21,9 +21,9 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
-	"github.com/opennumerology/numerology/content"
 	"github.com/opennumerology/numerology/edge"
 	"github.com/opennumerology/numerology/generator"
+	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/rules"
 )
@@ -288,18 +288,7 @@ func fetch(t *testing.T, method, url string, header http.Header) exchange {
 
 func generateTree(t *testing.T) string {
 	t.Helper()
-	c, err := content.Load(content.Embedded(), "content")
-	if err != nil {
-		t.Fatal(err)
-	}
-	site, err := generator.NewSite(c, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), "out")
-	if _, err := generator.Generate(context.Background(), generator.Options{Site: site, Out: out, Years: treeYears}); err != nil {
-		t.Fatalf("generate: %v", err)
-	}
+	out := generatortest.Tree(t, treeYears...)
 	missing := manifest.MatrixFile(missingDate[0], missingDate[1], missingDate[2])
 	if err := os.Remove(filepath.Join(out, filepath.FromSlash(missing))); err != nil {
 		t.Fatalf("delete %s: %v", missing, err)

@@ -2,7 +2,6 @@ package workertest
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -15,8 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/opennumerology/numerology/content"
-	"github.com/opennumerology/numerology/generator"
+	"github.com/opennumerology/numerology/generator/generatortest"
 )
 
 // startTimeout bounds wrangler dev's start, asset upload included.
@@ -29,19 +27,7 @@ const edgeDir = ".."
 // generateTree writes a tree holding the given years into a temporary directory.
 func generateTree(t *testing.T, years []int) string {
 	t.Helper()
-	c, err := content.Load(content.Embedded(), "content")
-	if err != nil {
-		t.Fatalf("load content: %v", err)
-	}
-	site, err := generator.NewSite(c, "")
-	if err != nil {
-		t.Fatalf("site: %v", err)
-	}
-	out := filepath.Join(t.TempDir(), "out")
-	if _, err := generator.Generate(context.Background(), generator.Options{Site: site, Out: out, Years: years}); err != nil {
-		t.Fatalf("generate: %v", err)
-	}
-	return out
+	return generatortest.Tree(t, years...)
 }
 
 // wrangler is a running `wrangler dev`.

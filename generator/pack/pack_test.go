@@ -23,6 +23,7 @@ import (
 
 	"github.com/opennumerology/numerology/content"
 	"github.com/opennumerology/numerology/generator"
+	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/rules"
 )
@@ -57,21 +58,14 @@ func runMain(m *testing.M) int {
 }
 
 func setup(tmp string) error {
-	c, err := content.Load(content.Embedded(), "content")
-	if err != nil {
-		return err
-	}
-	site, err := generator.NewSite(c, "")
-	if err != nil {
-		return err
-	}
 	fixtureDir, fixtureDist = filepath.Join(tmp, "out"), filepath.Join(tmp, "dist")
-	ctx := context.Background()
-	if _, err := generator.Generate(ctx, generator.Options{Site: site, Out: fixtureDir}); err != nil {
+	site, err := generatortest.Generate(fixtureDir)
+	if err != nil {
 		return err
 	}
+	c := site.Content
 	fixtureOpts = Options{Dir: fixtureDir, To: fixtureDist, Publish: true, Publisher: c.Site.Publisher, Title: c.Site.Title}
-	fixture, err = Pack(ctx, fixtureOpts)
+	fixture, err = Pack(context.Background(), fixtureOpts)
 	return err
 }
 
