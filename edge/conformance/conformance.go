@@ -51,38 +51,25 @@ type Target struct {
 func Run(t *testing.T, target Target) {
 	t.Helper()
 	s := newSuite(t, target)
-	t.Run("routes", func(t *testing.T) {
-		for _, c := range s.routeCases() {
-			t.Run(c.name, func(t *testing.T) {
-				s.parallel(t)
-				s.check(t, c)
-			})
-		}
-	})
-	t.Run("methods", func(t *testing.T) {
-		for _, c := range s.methodCases() {
-			t.Run(c.name, func(t *testing.T) {
-				s.parallel(t)
-				s.check(t, c)
-			})
-		}
-	})
-	t.Run("conditional", func(t *testing.T) {
-		for _, c := range s.conditionalCases() {
-			t.Run(c.name, func(t *testing.T) {
-				s.parallel(t)
-				s.check(t, c)
-			})
-		}
-	})
-	t.Run("preflight", func(t *testing.T) {
-		for _, c := range s.preflightCases() {
-			t.Run(c.name, func(t *testing.T) {
-				s.parallel(t)
-				s.check(t, c)
-			})
-		}
-	})
+	groups := []struct {
+		name  string
+		cases []tcase
+	}{
+		{"routes", s.routeCases()},
+		{"methods", s.methodCases()},
+		{"conditional", s.conditionalCases()},
+		{"preflight", s.preflightCases()},
+	}
+	for _, g := range groups {
+		t.Run(g.name, func(t *testing.T) {
+			for _, c := range g.cases {
+				t.Run(c.name, func(t *testing.T) {
+					s.parallel(t)
+					s.check(t, c)
+				})
+			}
+		})
+	}
 	if target.MissingMatrixFile != "" {
 		t.Run("missing file", s.testMissingFile)
 	}
