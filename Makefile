@@ -6,7 +6,7 @@ ADDR    ?= 127.0.0.1:8080
 GOFLAGS_BUILD := -trimpath
 
 CONTENT_FILES  := $(shell find content templates -type f 2>/dev/null)
-GO_FILES       := $(shell find . -name '*.go' -not -path './edge/node_modules/*' 2>/dev/null)
+GO_FILES       := $(shell find . -name '*.go' -not -path './edge/worker/node_modules/*' 2>/dev/null)
 
 .PHONY: all build run generate verify test test-tools check bench bench-generate bench-serve bench-worker bench-pack clean
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks `numerology serve` against nginx serving the same full tree with the same
-# headers (edge/nginx/nginx.conf.in), with wrk on loopback and the same request mix
-# (edge/nginx/mix.lua: 90% valid matrix dates, 5% life path, 5% invalid). The rate limit is
+# headers (scripts/bench/nginx/nginx.conf.in), with wrk on loopback and the same request mix
+# (scripts/bench/nginx/mix.lua: 90% valid matrix dates, 5% life path, 5% invalid). The rate limit is
 # off on both sides. Prints requests/s and p99 latency of both, their ratios and the
 # server's peak RSS.
 #
@@ -61,7 +61,7 @@ wait_port() {
 serve_pid=$!
 wait_port "$SERVE_PORT"
 
-sed -e "s|@TREE@|$tmp/out|g" -e "s|@RUN@|$tmp|g" -e "s|@PORT@|$NGINX_PORT|g" edge/nginx/nginx.conf.in >"$tmp/nginx.conf"
+sed -e "s|@TREE@|$tmp/out|g" -e "s|@RUN@|$tmp|g" -e "s|@PORT@|$NGINX_PORT|g" scripts/bench/nginx/nginx.conf.in >"$tmp/nginx.conf"
 "$NGINX" -p "$tmp" -c "$tmp/nginx.conf" &
 nginx_pid=$!
 wait_port "$NGINX_PORT"
@@ -77,15 +77,15 @@ for p in /api/public/matrix/05/1/2000 /api/public/matrix/30/2/2000 /api/public/l
 done
 
 run() { # name port → RESULT line
-	wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" -s edge/nginx/mix.lua "http://127.0.0.1:$2" | grep '^RESULT' | sed "s/^RESULT/$1/"
+	wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" -s scripts/bench/nginx/mix.lua "http://127.0.0.1:$2" | grep '^RESULT' | sed "s/^RESULT/$1/"
 }
 field() { sed -n "s/.*$1=\([0-9]*\).*/\1/p" <<<"$2"; }
 
 echo "bench-serve: wrk -t$THREADS -c$CONNECTIONS -d$DURATION x $ROUNDS rounds, alternating, after $WARMUP of warm-up each; mix 90% matrix / 5% life path / 5% invalid; $(nproc) CPUs"
 # Warm both (serve's body cache, the page cache) once; then alternate short rounds, so that
 # other load on the machine falls on both sides alike.
-wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s edge/nginx/mix.lua "http://127.0.0.1:$SERVE_PORT" >/dev/null
-wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s edge/nginx/mix.lua "http://127.0.0.1:$NGINX_PORT" >/dev/null
+wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s scripts/bench/nginx/mix.lua "http://127.0.0.1:$SERVE_PORT" >/dev/null
+wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s scripts/bench/nginx/mix.lua "http://127.0.0.1:$NGINX_PORT" >/dev/null
 sr=0 nr=0 sp=0 np=0
 for round in $(seq "$ROUNDS"); do
 	s=$(run serve "$SERVE_PORT")

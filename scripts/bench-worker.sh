@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmarks the worker (edge/src/index.js):
+# Benchmarks the worker (edge/worker/src/index.js):
 #   1. its size: the source as uploaded, and the bundle `wrangler deploy --dry-run` builds;
 #   2. requests/s through `wrangler dev` for valid matrix dates, the worker routing them,
 #      versus the same files fetched as plain static assets from a second `wrangler dev`
@@ -12,7 +12,7 @@ bin=${1:-bin/numerology}
 seconds=${BENCH_SECONDS:-10}
 conc=${BENCH_CONCURRENCY:-8}
 
-[ -x edge/node_modules/.bin/wrangler ] || { echo "bench-worker: edge/node_modules missing: run make test-tools (npm ci in edge/)" >&2; exit 1; }
+[ -x edge/worker/node_modules/.bin/wrangler ] || { echo "bench-worker: edge/worker/node_modules missing: run make test-tools (npm ci in edge/worker/)" >&2; exit 1; }
 export WRANGLER_SEND_METRICS=false CLOUDFLARE_CF_FETCH_ENABLED=false NO_COLOR=1 CI=1
 
 dir=$(mktemp -d)
@@ -28,10 +28,10 @@ trap cleanup EXIT
 "$bin" generate --out "$dir/out" --years 2000 >/dev/null
 
 echo "== worker size"
-src=$(wc -c <edge/src/index.js)
-srcgz=$(gzip -9c edge/src/index.js | wc -c)
-echo "edge/src/index.js (uploaded as-is): $src bytes, gzip $srcgz bytes (goal < 10 KB)"
-npm run --prefix edge --silent deploy -- --dry-run --outdir "$dir/bundle" --assets "$dir/out" >"$dir/dry.log" 2>&1 ||
+src=$(wc -c <edge/worker/src/index.js)
+srcgz=$(gzip -9c edge/worker/src/index.js | wc -c)
+echo "edge/worker/src/index.js (uploaded as-is): $src bytes, gzip $srcgz bytes (goal < 10 KB)"
+npm run --prefix edge/worker --silent deploy -- --dry-run --outdir "$dir/bundle" --assets "$dir/out" >"$dir/dry.log" 2>&1 ||
 	{ cat "$dir/dry.log" >&2; exit 1; }
 echo "wrangler bundle index.js: $(wc -c <"$dir/bundle/index.js") bytes, gzip $(gzip -9c "$dir/bundle/index.js" | wc -c) bytes"
 
@@ -43,7 +43,7 @@ start() {
 	local name=$1 cfg=$2 insp pid
 	port=$(free_port)
 	insp=$(free_port)
-	setsid npm run --prefix edge --silent dev -- -c "$cfg" --ip 127.0.0.1 --port "$port" \
+	setsid npm run --prefix edge/worker --silent dev -- -c "$cfg" --ip 127.0.0.1 --port "$port" \
 		--inspector-port "$insp" --assets "$dir/out" --persist-to "$dir/state-$name" \
 		--show-interactive-dev-session=false --log-level error >"$dir/$name.log" 2>&1 &
 	pid=$!
@@ -166,7 +166,7 @@ EOF
 
 echo "== requests/s: $conc keep-alive clients, ${seconds}s per target, 4 targets in 5 alternating rounds, wrangler dev on loopback"
 go build -o "$dir/load" "$dir/load.go"
-start worker "$PWD/edge/wrangler.json"
+start worker "$PWD/edge/worker/wrangler.json"
 wport=$port
 start assets "$dir/assets-only.json"
 aport=$port

@@ -16,11 +16,11 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
 fi
 
-if [ -f edge/package-lock.json ]; then
-	# Any npm will do: Node 22, which wrangler needs, is itself a devDependency of edge/.
+if [ -f edge/worker/package-lock.json ]; then
+	# Any npm will do: Node 22, which wrangler needs, is itself a devDependency of edge/worker/.
 	command -v npm >/dev/null 2>&1 || { echo "test-tools: npm not found: install Node.js and npm (any recent version)" >&2; exit 1; }
-	if [ ! -d edge/node_modules ] || [ edge/package-lock.json -nt edge/node_modules/.package-lock.json ]; then
-		echo "test-tools: npm ci in edge/"
-		npm ci --prefix edge --no-audit --no-fund --loglevel=error
+	if [ ! -d edge/worker/node_modules ] || [ edge/worker/package-lock.json -nt edge/worker/node_modules/.package-lock.json ]; then
+		echo "test-tools: npm ci in edge/worker/"
+		npm ci --prefix edge/worker --no-audit --no-fund --loglevel=error
 	fi
 fi

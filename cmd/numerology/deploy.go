@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/opennumerology/numerology/edge"
+	"github.com/opennumerology/numerology/edge/worker"
 	"github.com/opennumerology/numerology/edge/cloudflare"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/internal/humanize"
@@ -101,7 +101,7 @@ func runDeploy(ctx context.Context, cmd *cobra.Command, opts *deployOptions) err
 	if err != nil {
 		return withCode(exitIO, fmt.Errorf("deploy: %w", err))
 	}
-	worker, err := cloudflare.LoadWorker(edge.WorkerFS, edge.WorkerConfig)
+	worker, err := cloudflare.LoadWorker(worker.WorkerFS, worker.WorkerConfig)
 	if err != nil {
 		return fmt.Errorf("deploy: embedded worker: %w", err)
 	}

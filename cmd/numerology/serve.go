@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/opennumerology/numerology/edge"
+	"github.com/opennumerology/numerology/edge/server"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/internal/humanize"
 )
@@ -73,7 +73,7 @@ SIGINT or SIGTERM stops accepting connections and lets requests in flight finish
 	f.StringVar(&opts.trustHeader, "trust-header", "", "a request header holding the client address, set by a trusted proxy (e.g. CF-Connecting-IP)")
 	f.IntVar(&opts.rateLimit, "rate-limit", 60, "matrix requests per client per window, 0 for no limit; when not given, the manifest's")
 	f.DurationVar(&opts.rateWindow, "rate-window", time.Minute, "the rate limit's sliding window; when not given, the manifest's")
-	f.IntVar(&opts.rateClients, "rate-clients", edge.DefaultRateClients, "most clients the rate limiter tracks at once (bounds its memory)")
+	f.IntVar(&opts.rateClients, "rate-clients", server.DefaultRateClients, "most clients the rate limiter tracks at once (bounds its memory)")
 	f.BoolVar(&opts.accessLog, "access-log", false, "log every request to stderr")
 	f.IntVar(&opts.cacheMB, "cache-mb", 160, "MiB of API bodies kept in memory (the full tree's are about 136); 0 reads each answer from disk")
 	return cmd
@@ -99,8 +99,8 @@ func runServe(ctx context.Context, cmd *cobra.Command, opts *serveOptions) error
 		}
 		return withCode(exitVerify, fmt.Errorf("serve %s: %w", opts.dir, err))
 	}
-	if err := edge.CheckTree(opts.dir, m); err != nil {
-		if errors.Is(err, edge.ErrMismatch) {
+	if err := server.CheckTree(opts.dir, m); err != nil {
+		if errors.Is(err, server.ErrMismatch) {
 			return withCode(exitVerify, fmt.Errorf("serve %s: %w", opts.dir, err))
 		}
 		return withCode(exitIO, fmt.Errorf("serve %s: %w", opts.dir, err))
@@ -113,7 +113,7 @@ func runServe(ctx context.Context, cmd *cobra.Command, opts *serveOptions) error
 		opts.rateWindow = time.Duration(m.Edge.RateLimit.WindowSeconds) * time.Second
 	}
 	logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
-	h, err := edge.New(edge.Options{
+	h, err := server.New(server.Options{
 		Dir: opts.dir, Manifest: m,
 		RateLimit: opts.rateLimit, RateWindow: opts.rateWindow, RateClients: opts.rateClients,
 		TrustHeader: opts.trustHeader, Logger: logger, AccessLog: opts.accessLog,

@@ -17,7 +17,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
-	"github.com/opennumerology/numerology/edge"
+	"github.com/opennumerology/numerology/edge/worker"
 	"github.com/opennumerology/numerology/edge/cloudflare"
 	"github.com/opennumerology/numerology/edge/cloudflare/cftest"
 	"github.com/opennumerology/numerology/generator/generatortest"
@@ -609,7 +609,7 @@ func TestPreflight(t *testing.T) {
 }
 
 func TestEmbeddedWorkerLoads(t *testing.T) {
-	w, err := cloudflare.LoadWorker(edge.WorkerFS, edge.WorkerConfig)
+	w, err := cloudflare.LoadWorker(worker.WorkerFS, worker.WorkerConfig)
 	if err != nil {
 		t.Fatalf("load the embedded worker: %v", err)
 	}

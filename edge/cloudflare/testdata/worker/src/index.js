@@ -1,4 +1,4 @@
-// A stand-in worker for deploy tests: the real one is edge/src/index.js.
+// A stand-in worker for deploy tests: the real one is edge/worker/src/index.js.
 export default {
   async fetch(request, env) {
     return env.ASSETS.fetch(request);

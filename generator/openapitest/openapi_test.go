@@ -21,7 +21,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
-	"github.com/opennumerology/numerology/edge"
+	"github.com/opennumerology/numerology/edge/server"
 	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
@@ -300,7 +300,7 @@ func generateTree(t *testing.T) string {
 // the limit off.
 func serveTree(t *testing.T, dir string, rateLimit int) *httptest.Server {
 	t.Helper()
-	h, err := edge.New(edge.Options{Dir: dir, RateLimit: rateLimit, RateWindow: time.Minute})
+	h, err := server.New(server.Options{Dir: dir, RateLimit: rateLimit, RateWindow: time.Minute})
 	if err != nil {
 		t.Fatalf("edge: %v", err)
 	}

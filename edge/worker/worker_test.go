@@ -1,4 +1,4 @@
-package workertest
+package worker_test
 
 import (
 	"encoding/json"

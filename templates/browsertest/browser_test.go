@@ -18,7 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/opennumerology/numerology/content"
-	"github.com/opennumerology/numerology/edge"
+	"github.com/opennumerology/numerology/edge/server"
 	"github.com/opennumerology/numerology/generator/generatortest"
 )
 
@@ -252,7 +252,7 @@ func generateTree(t *testing.T, years []int) string {
 // limit off. calls, when set, counts the requests to the matrix API.
 func serveTree(t *testing.T, dir string, rateLimit int, calls *atomic.Int64) *httptest.Server {
 	t.Helper()
-	h, err := edge.New(edge.Options{Dir: dir, RateLimit: rateLimit, RateWindow: time.Minute})
+	h, err := server.New(server.Options{Dir: dir, RateLimit: rateLimit, RateWindow: time.Minute})
 	if err != nil {
 		t.Fatalf("edge: %v", err)
 	}
@@ -274,7 +274,7 @@ func serveTree(t *testing.T, dir string, rateLimit int, calls *atomic.Int64) *ht
 // a network failure would.
 func dropAPI(t *testing.T, dir string) http.Handler {
 	t.Helper()
-	h, err := edge.New(edge.Options{Dir: dir})
+	h, err := server.New(server.Options{Dir: dir})
 	if err != nil {
 		t.Fatalf("edge: %v", err)
 	}

@@ -1,4 +1,7 @@
-package edge
+// Package worker holds the Cloudflare Worker: src/index.js, its wrangler.json and npm files
+// (wrangler dev and deploy, Node 22). Its Go tests run the worker in workerd through
+// `wrangler dev` against generated trees with the shared conformance suite.
+package worker
 
 import "embed"
 

@@ -1,4 +1,4 @@
-package workertest
+package worker_test
 
 import (
 	"bytes"
@@ -21,8 +21,8 @@ import (
 const startTimeout = 90 * time.Second
 
 // edgeDir is the worker's directory (package.json, wrangler.json, src/), relative to this
-// package's directory, where go test runs.
-const edgeDir = ".."
+// package's directory, where go test runs: the test files sit beside it.
+const edgeDir = "."
 
 // generateTree writes a tree holding the given years into a temporary directory.
 func generateTree(t *testing.T, years []int) string {
@@ -48,12 +48,12 @@ func requireTools(t *testing.T) {
 	}
 	for _, bin := range []string{"wrangler", "node"} {
 		if _, err := os.Stat(filepath.Join(edgeDir, "node_modules", ".bin", bin)); err != nil {
-			t.Fatalf("edge/node_modules/.bin/%s missing: run make test-tools (npm ci in edge/)", bin)
+			t.Fatalf("edge/worker/node_modules/.bin/%s missing: run make test-tools (npm ci in edge/worker/)", bin)
 		}
 	}
 }
 
-// startWrangler starts `npm run dev` in edge/ for each tree, each on a free loopback port,
+// startWrangler starts `npm run dev` in edge/worker/ for each tree, each on a free loopback port,
 // and waits until all answer. The whole process groups are killed when the test ends.
 func startWrangler(t *testing.T, trees ...string) []*wrangler {
 	t.Helper()
@@ -87,7 +87,7 @@ func launch(t *testing.T, tree string) *wrangler {
 	w := &wrangler{BaseURL: "http://127.0.0.1:" + strconv.Itoa(port), cmd: cmd, log: &syncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = w.log, w.log
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("start wrangler dev (npm run dev in edge/): %v", err)
+		t.Fatalf("start wrangler dev (npm run dev in edge/worker/): %v", err)
 	}
 	go func() { w.waitErr = cmd.Wait(); close(w.done) }()
 	t.Cleanup(w.stop)
