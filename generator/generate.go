@@ -86,6 +86,9 @@ func Generate(ctx context.Context, opts Options) (Summary, error) {
 		return Summary{}, err
 	}
 	out := filepath.Clean(opts.Out)
+	if err := recoverSwap(out); err != nil {
+		return Summary{}, &IOError{err}
+	}
 	if err := checkReplaceable(out); err != nil {
 		return Summary{}, &IOError{err}
 	}
@@ -93,12 +96,18 @@ func Generate(ctx context.Context, opts Options) (Summary, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return Summary{}, &IOError{fmt.Errorf("cannot create %s: %w", parent, unwrapPath(err))}
 	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(out)+".tmp-")
+	tmp, err := os.MkdirTemp(parent, tmpPrefix(out))
 	if err != nil {
 		return Summary{}, &IOError{fmt.Errorf("cannot write to %s: %w", parent, unwrapPath(err))}
 	}
+	release, err := lockTemp(tmp)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return Summary{}, &IOError{err}
+	}
 	done := false
 	defer func() {
+		release()
 		if !done {
 			os.RemoveAll(tmp)
 		}
@@ -147,57 +156,6 @@ func checkYears(years []int) error {
 		}
 		if i > 0 && y <= years[i-1] {
 			return fmt.Errorf("%w: years must be ascending and unique", ErrRange)
-		}
-	}
-	return nil
-}
-
-// checkReplaceable refuses to replace anything but a previous tree or an empty directory,
-// so that a mistyped --out never deletes unrelated files.
-func checkReplaceable(out string) error {
-	fi, err := os.Stat(out)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%s exists and is not a directory", out)
-	}
-	if _, err := os.Stat(filepath.Join(out, manifest.FileName)); err == nil {
-		return nil
-	}
-	entries, err := os.ReadDir(out)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if e.Name() != ".gitkeep" {
-			return fmt.Errorf("refusing to replace %s: it is not empty and holds no %s (not a generated tree)", out, manifest.FileName)
-		}
-	}
-	return nil
-}
-
-// swap puts the finished tree tmp in place of out.
-func swap(tmp, out string) error {
-	old := ""
-	if _, err := os.Stat(out); err == nil {
-		old = tmp + ".old"
-		if err := os.Rename(out, old); err != nil {
-			return fmt.Errorf("move previous tree aside: %w", err)
-		}
-	}
-	if err := os.Rename(tmp, out); err != nil {
-		if old != "" {
-			os.Rename(old, out)
-		}
-		return fmt.Errorf("put new tree in place: %w", err)
-	}
-	if old != "" {
-		if err := os.RemoveAll(old); err != nil {
-			return fmt.Errorf("remove previous tree: %w", err)
 		}
 	}
 	return nil

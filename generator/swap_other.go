@@ -1,0 +1,6 @@
+//go:build !linux
+
+package generator
+
+// exchange is only available on Linux; elsewhere swap falls back to two renames.
+func exchange(a, b string) (bool, error) { return false, nil }
