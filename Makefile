@@ -43,6 +43,7 @@ test-tools:
 ## test: everything CI runs: checks, all Go tests (server, worker, pages, pack, deploy), and a full-range generate + verify
 test: check test-tools $(BIN)
 	$(GO) test -count=1 -timeout 9m ./...
+	$(GO) test -run='^$$' -fuzz=FuzzLoad -fuzztime=20s -fuzzminimizetime=2s ./content/
 	scripts/full-range.sh $(BIN)
 
 ## check: formatting, vet, tidy modules, and the generator's import rule

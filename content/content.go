@@ -4,7 +4,6 @@
 package content
 
 import (
-	"bytes"
 	"embed"
 	"errors"
 	"fmt"
@@ -182,7 +181,7 @@ func (l *loader) display(name string) string {
 // the file cannot be used at all.
 func (l *loader) read(name string, v any) *doc {
 	d := &doc{l: l, name: l.display(name)}
-	b, err := fs.ReadFile(l.fsys, name)
+	b, err := readLimited(l.fsys, name)
 	if err != nil {
 		msg := err.Error()
 		if errors.Is(err, fs.ErrNotExist) {
@@ -191,14 +190,21 @@ func (l *loader) read(name string, v any) *doc {
 		d.problem(0, "", "%s", msg)
 		return nil
 	}
-	f, err := parser.ParseBytes(b, 0)
+	tokens, ok := d.precheck(b)
+	if !ok {
+		return nil
+	}
+	f, err := parser.Parse(tokens, 0)
 	if err != nil {
 		d.yamlProblem(err)
 		return nil
 	}
 	d.file = f
-	dec := yaml.NewDecoder(bytes.NewReader(b), yaml.Strict(), yaml.DisallowUnknownField())
-	if err := dec.Decode(v); err != nil {
+	if len(f.Docs) == 0 || f.Docs[0].Body == nil {
+		d.problem(1, "", "file is empty")
+		return nil
+	}
+	if err := yaml.NodeToValue(f.Docs[0].Body, v, yaml.Strict(), yaml.DisallowUnknownField()); err != nil {
 		d.yamlProblem(err)
 		return nil
 	}
@@ -290,6 +296,7 @@ func (l *loader) loadSite(s *Site) {
 		{"citation_life_path", s.CitationLifePath}, {"citation_matrix", s.CitationMatrix},
 	} {
 		d.required("$."+f.key, f.key, f.value)
+		d.maxLen("$."+f.key, f.key, f.value, maxShortText)
 	}
 	if s.SiteURL != "" {
 		if err := CheckSiteURL(s.SiteURL); err != nil {
@@ -352,6 +359,9 @@ func (l *loader) loadArcana() []Arcanum {
 		d.required(p+".name", f+".name", a.Name)
 		d.required(p+".keyword", f+".keyword", a.Keyword)
 		d.required(p+".description", f+".description", a.Description)
+		d.maxLen(p+".name", f+".name", a.Name, maxName)
+		d.maxLen(p+".keyword", f+".keyword", a.Keyword, maxName)
+		d.maxLen(p+".description", f+".description", a.Description, maxParagraph)
 		if err := checkEmoji(a.Emoji); err != nil {
 			d.at(p+".emoji", f+".emoji", "%v", err)
 		} else if j, dup := seenEmoji[a.Emoji]; dup {
@@ -381,6 +391,8 @@ func (l *loader) loadPositions() []Position {
 		}
 		d.required(yp+".title", f+".title", p.Title)
 		d.required(yp+".meaning", f+".meaning", p.Meaning)
+		d.maxLen(yp+".title", f+".title", p.Title, maxName)
+		d.maxLen(yp+".meaning", f+".meaning", p.Meaning, maxParagraph)
 	}
 	return positions
 }
@@ -413,6 +425,7 @@ func (d *doc) checkLifePath(n int, lp *LifePath) {
 	if lp.Number != n {
 		d.at("$.number", "number", "is %d, but the file is for %d", lp.Number, n)
 	}
+	d.lifePathLengths(lp)
 	d.required("$.archetype", "archetype", lp.Archetype)
 	d.required("$.tagline", "tagline", lp.Tagline)
 	d.required("$.short_description", "short_description", lp.ShortDescription)

@@ -33,7 +33,7 @@ func TestEmbeddedContentLoads(t *testing.T) {
 }
 
 // fixture returns the valid test content as a MapFS, with edits applied: file → content.
-func fixture(t *testing.T, edits map[string]string) fstest.MapFS {
+func fixture(t testing.TB, edits map[string]string) fstest.MapFS {
 	t.Helper()
 	m := fstest.MapFS{}
 	err := fs.WalkDir(os.DirFS("testdata/valid"), ".", func(p string, d fs.DirEntry, err error) error {

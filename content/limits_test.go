@@ -1,0 +1,96 @@
+package content
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// aliasBomb is a "billion laughs" list: nine levels of ten aliases each, about 10^9 strings
+// when expanded, in under 1 KB.
+func aliasBomb() string {
+	var b strings.Builder
+	b.WriteString("traits:\n  - &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
+	for i := 1; i <= 9; i++ {
+		p := fmt.Sprintf("*a%d", i-1)
+		fmt.Fprintf(&b, "  - &a%d [%s]\n", i, strings.TrimSuffix(strings.Repeat(p+", ", 10), ", "))
+	}
+	return b.String()
+}
+
+// TestHostileContent feeds the loader files built to exhaust memory or time: each must be
+// refused with file:line and nothing decoded. (Before the limits, the alias bomb and the
+// deep nesting ran out of memory and the huge publisher made a 1.9 GB tree.)
+func TestHostileContent(t *testing.T) {
+	tests := []struct {
+		name  string
+		edits func(t *testing.T) map[string]string
+		want  string
+	}{
+		{
+			name: "alias bomb",
+			edits: func(t *testing.T) map[string]string {
+				return map[string]string{"life-path/1.yaml": replace(t, "life-path/1.yaml", "traits: [черта1, черта2, черта3, черта4, черта5]\n", aliasBomb())}
+			},
+			want: "content/life-path/1.yaml:8: YAML anchors and aliases (&, *) are not allowed in content",
+		},
+		{
+			name: "deep flow nesting",
+			edits: func(t *testing.T) map[string]string {
+				return map[string]string{"life-path/1.yaml": "traits: " + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "\n"}
+			},
+			want: "content/life-path/1.yaml:1: nested deeper than 16 levels",
+		},
+		{
+			name: "file over the size limit",
+			edits: func(t *testing.T) map[string]string {
+				return map[string]string{"life-path/1.yaml": "number: 1\n" + strings.Repeat("[", 204<<10)}
+			},
+			want: "content/life-path/1.yaml:2: file is larger than 64 KiB",
+		},
+		{
+			name: "huge publisher",
+			edits: func(t *testing.T) map[string]string {
+				return map[string]string{"site.yaml": replace(t, "site.yaml", "publisher: Open Numerology Data", "publisher: "+strings.Repeat("x", 16<<20))}
+			},
+			want: "content/site.yaml:3: file is larger than 64 KiB",
+		},
+		{
+			name: "long publisher within the file limit",
+			edits: func(t *testing.T) map[string]string {
+				return map[string]string{"site.yaml": replace(t, "site.yaml", "publisher: Open Numerology Data", "publisher: "+strings.Repeat("x", 5000))}
+			},
+			want: "content/site.yaml:3: publisher: too long: 5000 characters, the limit is 1000",
+		},
+		{
+			name: "long list item",
+			edits: func(t *testing.T) map[string]string {
+				return map[string]string{"life-path/3.yaml": replace(t, "life-path/3.yaml", "черта1", strings.Repeat("ж", 1001))}
+			},
+			want: "content/life-path/3.yaml:7: traits[0]: too long: 1001 characters, the limit is 1000",
+		},
+		{
+			name: "not UTF-8",
+			edits: func(t *testing.T) map[string]string {
+				return map[string]string{"positions.yaml": "- key: personal\n  title: \xff\n"}
+			},
+			want: "content/positions.yaml:2: file is not valid UTF-8",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load(fixture(t, tt.edits(t)), "content")
+			var errs Errors
+			if !errors.As(err, &errs) {
+				t.Fatalf("Load error = %v, want Errors", err)
+			}
+			for _, p := range errs {
+				if strings.HasPrefix(p.String(), tt.want) {
+					return
+				}
+			}
+			t.Errorf("problems:\n%v\nwant one starting %q", err, tt.want)
+		})
+	}
+}
