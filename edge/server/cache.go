@@ -3,11 +3,11 @@ package server
 import "sync/atomic"
 
 // bodyCache accounts for the bodies kept in memory, up to a byte budget. A body lives in
-// its file's entry (entry.body), so a hit costs one atomic load and no lookup. Bodies are
+// its file's entry (entry.cached), checked against the manifest's sha256 when read, so a hit costs one atomic load and no lookup. Bodies are
 // cached first come, first kept: the default budget holds every API body of the full tree,
 // and for the API's near-uniform access to ~73,000 small records any eviction policy's hit
 // ratio would be about budget/tree size anyway. A body leaves when its file changes (see
-// watchTree).
+// reload.go).
 type bodyCache struct {
 	budget int64
 	used   atomic.Int64
@@ -33,12 +33,12 @@ func (c *bodyCache) put(e *entry, body []byte, gen uint64) {
 		return
 	}
 	p := &body
-	if !e.body.CompareAndSwap(nil, p) {
+	if !e.cached.CompareAndSwap(nil, p) {
 		c.used.Add(-n)
 		return
 	}
 	if c.gen.Load() != gen { // the file changed while it was read
-		if e.body.CompareAndSwap(p, nil) {
+		if e.cached.CompareAndSwap(p, nil) {
 			c.used.Add(-n)
 		}
 	}
@@ -47,7 +47,7 @@ func (c *bodyCache) put(e *entry, body []byte, gen uint64) {
 // remove drops the body of e.
 func (c *bodyCache) remove(e *entry) {
 	c.gen.Add(1)
-	if old := e.body.Swap(nil); old != nil {
+	if old := e.cached.Swap(nil); old != nil {
 		c.used.Add(-int64(len(*old)))
 	}
 }

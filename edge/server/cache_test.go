@@ -30,7 +30,7 @@ func TestBodyCacheBudget(t *testing.T) {
 			}
 			kept := 0
 			for _, e := range entries {
-				if e.body.Load() != nil {
+				if e.cached.Load() != nil {
 					kept++
 				}
 			}
@@ -56,7 +56,7 @@ func TestBodyCacheStaleRead(t *testing.T) {
 	gen := c.gen.Load()
 	c.remove(&entry{path: "b"}) // a file changes while e's body is being read
 	c.put(e, []byte("old"), gen)
-	if e.body.Load() != nil {
+	if e.cached.Load() != nil {
 		t.Error("a body read before an invalidation was kept")
 	}
 }

@@ -71,11 +71,11 @@ func FuzzHandler(f *testing.F) {
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, req)
 		p := rawPath(req)
-		api := h.router.isAPI(p)
+		api := h.cur.Load().router.isAPI(p)
 		switch w.Code {
 		case 200, 204, 304, 400, 404, 405, 429:
 		case 500:
-			rt := h.router.match(p)
+			rt := h.cur.Load().router.match(p)
 			if !api || rt.kind != routeFile {
 				t.Fatalf("%s %q: 500 outside a valid route", method, target)
 			}
@@ -88,7 +88,7 @@ func FuzzHandler(f *testing.F) {
 			t.Fatalf("%s %q: status %d", method, target, w.Code)
 		}
 		if w.Code == 200 && method == "GET" && api {
-			rt := h.router.match(p)
+			rt := h.cur.Load().router.match(p)
 			want, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rt.treeFile())))
 			if err != nil || !bytes.Equal(w.Body.Bytes(), want) {
 				t.Fatalf("%s %q: 200 body is not %s (%v)", method, target, rt.treeFile(), err)

@@ -6,9 +6,12 @@
 package server
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -16,6 +19,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -34,8 +38,8 @@ type Options struct {
 	RateWindow time.Duration
 	// RateClients bounds the clients the limiter tracks (DefaultRateClients when 0).
 	RateClients int
-	// TrustHeader, when set, names a request header holding the client address (the last
-	// address of a comma-separated list, as appended by the proxy in front). A missing or
+	// TrustHeader, when set, names a request header holding the client address: the last
+	// element of the header's last line, as appended by the proxy in front. A missing or
 	// unparsable value falls back to the connection's peer address.
 	TrustHeader string
 	// Logger receives internal errors (a missing or unreadable file) and, with AccessLog,
@@ -47,48 +51,34 @@ type Options struct {
 	// CacheBytes bounds an in-memory cache of the API's bodies; 0 reads every answer from
 	// the tree.
 	CacheBytes int64
+	// NoReload turns off following a regenerated tree (tests of a fixed tree).
+	NoReload bool
 }
 
-// Handler is the http.Handler of an out/ tree.
+// Handler is the http.Handler of an out/ tree. It follows the tree: when the tree is
+// regenerated (swapped in) or its manifest rewritten, it loads the new manifest and
+// switches to it atomically (see reload.go).
 type Handler struct {
-	dir       string
-	files     map[string]*entry
-	matrix    []*entry // matrix records by matrixIndex
-	firstYear int
-	router    *router
-	limiter   *Limiter
-	cache     *bodyCache
-	trust     string
-	ipv6Bits  int
-	log       *slog.Logger
-	accessLog bool
-
-	hdr200, hdr304, preflight http.Header
-	errs                      map[string]*errorAnswer
+	dir        string
+	cacheBytes int64
+	cur        atomic.Pointer[tree]
+	limiter    *Limiter
+	trust      string
+	ipv6Bits   int
+	log        *slog.Logger
+	accessLog  bool
 	// open opens a tree file by its path relative to the tree; tests wrap it to watch
 	// that nothing outside the manifest is read.
 	open func(name string) (*os.File, error)
-	// stopWatch stops the watch that keeps the cache in step with the tree.
+	// reloads counts the trees loaded after the first; tests wait on it.
+	reloads  atomic.Int64
+	reloadMu sync.Mutex
+	// stopWatch stops the watch for regenerated trees.
 	stopWatch func()
 }
 
-// entry is what the handler keeps of one file of the manifest.
-type entry struct {
-	body atomic.Pointer[[]byte] // the cached body, nil when not cached
-	path string
-	size int64
-	etag []string // the strong ETag, as a ready header value
-	clen []string // Content-Length
-}
-
-// errorAnswer is a prebuilt error response.
-type errorAnswer struct {
-	status int
-	hdr    http.Header
-	body   []byte
-}
-
-// New builds the handler of a tree. It does not read the files; see CheckTree.
+// New builds the handler of a tree. It does not read the files; see CheckTree. With
+// CacheBytes, it watches the tree and reloads it when it is regenerated.
 func New(opts Options) (*Handler, error) {
 	m := opts.Manifest
 	if m == nil {
@@ -97,19 +87,18 @@ func New(opts Options) (*Handler, error) {
 			return nil, err
 		}
 	}
-	cfg := &m.Edge
+	t, err := newTree(m, opts.CacheBytes)
+	if err != nil {
+		return nil, err
+	}
 	h := &Handler{
-		dir:       opts.Dir,
-		files:     make(map[string]*entry, len(m.Files)),
-		matrix:    make([]*entry, max(cfg.LastYear-cfg.FirstYear+1, 0)*372),
-		firstYear: cfg.FirstYear,
-		router:    newRouter(cfg),
-		trust:     opts.TrustHeader,
-		ipv6Bits:  cfg.RateLimit.IPv6Prefix,
-		log:       opts.Logger,
-		accessLog: opts.AccessLog && opts.Logger != nil,
-		errs:      map[string]*errorAnswer{},
-		cache:     newBodyCache(opts.CacheBytes),
+		dir:        opts.Dir,
+		cacheBytes: opts.CacheBytes,
+		trust:      opts.TrustHeader,
+		ipv6Bits:   m.Edge.RateLimit.IPv6Prefix,
+		log:        opts.Logger,
+		accessLog:  opts.AccessLog && opts.Logger != nil,
+		stopWatch:  func() {},
 	}
 	h.open = func(name string) (*os.File, error) { return os.Open(h.dir + "/" + name) }
 	if h.log == nil {
@@ -124,84 +113,23 @@ func New(opts Options) (*Handler, error) {
 		}
 		h.limiter = NewLimiter(opts.RateLimit, opts.RateWindow, opts.RateClients, opts.Now)
 	}
-	// One []string per distinct value: the handler assigns these slices to response header
-	// maps directly, which net/http only reads.
-	values := map[string][]string{}
-	val := func(v string) []string {
-		s, ok := values[v]
-		if !ok {
-			s = []string{v}
-			values[v] = s
-		}
-		return s
+	if fi, err := os.Stat(filepath.Join(opts.Dir, manifest.FileName)); err == nil {
+		t.manifest = fi
 	}
-	for i := range m.Files {
-		f := &m.Files[i]
-		if !cleanTreePath(f.Path) {
-			return nil, fmt.Errorf("%w: unsafe path %q", ErrMismatch, f.Path)
+	h.watchTree(t, m.Files)
+	h.cur.Store(t)
+	if !opts.NoReload {
+		if err := h.watchForReload(); err != nil {
+			h.log.Warn("cannot watch for a regenerated tree: restart serve after regenerating", "err", err)
 		}
-		e := &entry{path: f.Path, size: f.Size, etag: []string{f.ETag()}, clen: val(strconv.FormatInt(f.Size, 10))}
-		h.files[f.Path] = e
-		if d, mo, y, ok := matrixDate(f.Path); ok {
-			if i := h.matrixIndex(d, mo, y); i >= 0 && i < len(h.matrix) {
-				h.matrix[i] = e
-			}
-		}
-	}
-	set := func(sets ...map[string]string) http.Header {
-		hd := http.Header{}
-		for _, s := range sets {
-			for k, v := range s {
-				hd[http.CanonicalHeaderKey(k)] = val(v)
-			}
-		}
-		return hd
-	}
-	h.hdr200 = set(cfg.Headers.Common, cfg.Headers.ByStatus["200"])
-	h.hdr304 = set(cfg.Headers.Common, cfg.Headers.ByStatus["304"])
-	h.preflight = set(cfg.Headers.Preflight)
-	for _, key := range []string{manifest.ErrInvalidDate, manifest.ErrNumberNotFound, manifest.ErrNotFound,
-		manifest.ErrMethodNotAllowed, manifest.ErrTooManyRequests, manifest.ErrInternal} {
-		e, ok := cfg.Errors[key]
-		if !ok {
-			return nil, fmt.Errorf("%w: no %s error in the edge config", ErrMismatch, key)
-		}
-		hd := set(cfg.Headers.Common, cfg.Headers.ByStatus[strconv.Itoa(e.Status)])
-		hd["Content-Length"] = val(strconv.Itoa(len(e.Body)))
-		h.errs[key] = &errorAnswer{status: e.Status, hdr: hd, body: []byte(e.Body)}
-	}
-	if h.cache != nil {
-		// A file deleted or replaced while serving must not be answered from memory.
-		stop, err := watchTree(opts.Dir, m.Files, h.uncache, h.uncacheAll)
-		if err != nil {
-			h.log.Warn("cannot watch the tree: restart serve after changing its files", "err", err)
-			stop = func() {}
-		}
-		h.stopWatch = stop
 	}
 	return h, nil
 }
 
-// uncache drops the cached body of a tree file.
-func (h *Handler) uncache(name string) {
-	if e := h.files[name]; e != nil {
-		h.cache.remove(e)
-	}
-}
-
-// uncacheAll empties the cache.
-func (h *Handler) uncacheAll() {
-	h.cache.gen.Add(1)
-	for _, e := range h.files {
-		h.cache.remove(e)
-	}
-}
-
 // Close stops watching the tree. The handler keeps answering.
 func (h *Handler) Close() error {
-	if h.stopWatch != nil {
-		h.stopWatch()
-	}
+	h.stopWatch()
+	h.cur.Load().stopWatch()
 	return nil
 }
 
@@ -221,42 +149,46 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				slog.String("client", r.RemoteAddr), slog.Duration("duration", time.Since(start)))
 		}()
 	}
+	if r.ContentLength != 0 {
+		// No route reads a body. Closing the connection after the answer spares net/http
+		// reading the body first, which for a body that never comes held the answer
+		// until ReadTimeout.
+		w.Header()["Connection"] = []string{"close"}
+	}
+	t := h.cur.Load()
 	p := rawPath(r)
-	if !h.router.isAPI(p) {
-		h.serveStatic(w, r, p)
+	if !t.router.isAPI(p) {
+		h.serveStatic(w, r, t, p)
 		return
 	}
 	if r.Method == http.MethodOptions {
-		copyHeader(w.Header(), h.preflight)
+		copyHeader(w.Header(), t.preflight)
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	if h.limiter != nil && h.router.isRateLimited(p) {
+	if h.limiter != nil && t.router.isRateLimited(p) {
 		if ok, retry := h.limiter.Allow(h.client(r)); !ok {
 			w.Header()["Retry-After"] = []string{strconv.Itoa(retry)}
-			h.writeError(w, r, manifest.ErrTooManyRequests)
+			writeError(w, r, t, manifest.ErrTooManyRequests)
 			return
 		}
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		h.writeError(w, r, manifest.ErrMethodNotAllowed)
+		writeError(w, r, t, manifest.ErrMethodNotAllowed)
 		return
 	}
-	rt := h.router.match(p)
+	rt := t.router.match(p)
 	switch rt.kind {
 	case routeInvalidDate:
-		h.writeError(w, r, manifest.ErrInvalidDate)
+		writeError(w, r, t, manifest.ErrInvalidDate)
 	case routeNumberNotFound:
-		h.writeError(w, r, manifest.ErrNumberNotFound)
+		writeError(w, r, t, manifest.ErrNumberNotFound)
 	case routeNotFound:
-		h.writeError(w, r, manifest.ErrNotFound)
+		writeError(w, r, t, manifest.ErrNotFound)
 	default:
-		h.serveRecord(w, r, rt)
+		h.serveRecord(w, r, t, rt)
 	}
 }
-
-// matrixIndex is the index of a date in Handler.matrix: 31 slots per month.
-func (h *Handler) matrixIndex(d, m, y int) int { return (y-h.firstYear)*372 + (m-1)*31 + d - 1 }
 
 // matrixDate parses "api/public/matrix/{d}/{m}/{y}.json".
 func matrixDate(p string) (d, m, y int, ok bool) {
@@ -276,40 +208,35 @@ func matrixDate(p string) (d, m, y int, ok bool) {
 	return d, m, y, ok1 && ok2 && ok3 && d >= 1 && d <= 31 && m >= 1 && m <= 12
 }
 
-// entryOf returns the manifest entry of a route's body, nil when the tree lacks it.
-func (h *Handler) entryOf(rt route) *entry {
-	if rt.name == manifest.RouteMatrix {
-		if i := h.matrixIndex(rt.day, rt.month, rt.year); i >= 0 && i < len(h.matrix) {
-			return h.matrix[i]
-		}
-		return nil
-	}
-	return h.files[rt.file]
-}
-
 // serveRecord answers a valid route with its precomputed file, or 500 when the file is not
 // in the manifest or cannot be read.
-func (h *Handler) serveRecord(w http.ResponseWriter, r *http.Request, rt route) {
-	e := h.entryOf(rt)
+func (h *Handler) serveRecord(w http.ResponseWriter, r *http.Request, t *tree, rt route) {
+	e := t.entryOf(rt)
 	if e == nil {
 		h.log.Error("route file not in the tree", "file", rt.treeFile(), "path", r.RequestURI)
-		h.writeError(w, r, manifest.ErrInternal)
+		writeError(w, r, t, manifest.ErrInternal)
 		return
 	}
-	body, err := h.body(e)
+	body, err := h.body(t, e)
+	if errors.Is(err, errChanged) || errors.Is(err, fs.ErrNotExist) {
+		if nt := h.refresh(t); nt != t {
+			h.serveRecord(w, r, nt, rt) // the tree was regenerated: answer from the new one
+			return
+		}
+	}
 	if err != nil {
 		h.log.Error("read route file", "file", e.path, "err", err)
-		h.writeError(w, r, manifest.ErrInternal)
+		writeError(w, r, t, manifest.ErrInternal)
 		return
 	}
 	hd := w.Header()
 	if inm := r.Header["If-None-Match"]; len(inm) > 0 && etagMatch(inm, e.etag[0]) {
-		copyHeader(hd, h.hdr304)
+		copyHeader(hd, t.hdr304)
 		hd["Etag"] = e.etag
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	copyHeader(hd, h.hdr200)
+	copyHeader(hd, t.hdr200)
 	hd["Etag"] = e.etag
 	hd["Content-Length"] = e.clen
 	w.WriteHeader(http.StatusOK)
@@ -318,14 +245,19 @@ func (h *Handler) serveRecord(w http.ResponseWriter, r *http.Request, rt route) 
 	}
 }
 
-// body returns the content of a tree file, from the cache when it holds it.
-func (h *Handler) body(e *entry) ([]byte, error) {
+// errChanged reports a file whose content is not the one its manifest lists.
+var errChanged = errors.New("differs from the manifest's sha256 and size (regenerate the tree)")
+
+// body returns the content of a tree file, from the cache when it holds it. A body read
+// from disk is returned only when its size and sha256 are the manifest's, so the ETag
+// answered with it is always its own (errChanged otherwise).
+func (h *Handler) body(t *tree, e *entry) ([]byte, error) {
 	var gen uint64
-	if h.cache != nil {
-		if b := e.body.Load(); b != nil {
+	if t.cache != nil {
+		if b := e.cached.Load(); b != nil {
 			return *b, nil
 		}
-		gen = h.cache.gen.Load()
+		gen = t.cache.gen.Load()
 	}
 	b := make([]byte, e.size+1)
 	f, err := h.open(e.path)
@@ -336,20 +268,29 @@ func (h *Handler) body(e *entry) ([]byte, error) {
 	n, err := io.ReadFull(f, b)
 	switch {
 	case int64(n) != e.size || err == nil:
-		return nil, fmt.Errorf("%s: size differs from the manifest's %d", e.path, e.size)
+		return nil, fmt.Errorf("%s: %w", e.path, errChanged)
 	case err != io.ErrUnexpectedEOF && err != io.EOF:
 		return nil, err
 	}
 	b = b[:n:n]
-	if h.cache != nil {
-		h.cache.put(e, b, gen)
+	if sha256.Sum256(b) != e.sum {
+		return nil, fmt.Errorf("%s: %w", e.path, errChanged)
+	}
+	if t.cache != nil {
+		t.cache.put(e, b, gen)
 	}
 	return b, nil
 }
 
+// etagOf is the strong ETag of body.
+func etagOf(body []byte) []string {
+	sum := sha256.Sum256(body)
+	return []string{manifest.ETag(hex.EncodeToString(sum[:]))}
+}
+
 // writeError writes a prebuilt error answer.
-func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, key string) {
-	e := h.errs[key]
+func writeError(w http.ResponseWriter, r *http.Request, t *tree, key string) {
+	e := t.errs[key]
 	copyHeader(w.Header(), e.hdr)
 	w.WriteHeader(e.status)
 	if r.Method != http.MethodHead {
@@ -421,7 +362,10 @@ func rawPath(r *http.Request) string {
 // client is the rate limiter's key of the request's client.
 func (h *Handler) client(r *http.Request) netip.Addr {
 	if h.trust != "" {
-		if v := r.Header.Get(h.trust); v != "" {
+		// The proxy in front appends its line (and its element) last; earlier lines and
+		// elements are the client's to choose.
+		if vs := r.Header.Values(h.trust); len(vs) > 0 {
+			v := vs[len(vs)-1]
 			if i := strings.LastIndexByte(v, ','); i >= 0 {
 				v = v[i+1:]
 			}

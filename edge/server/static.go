@@ -1,9 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -38,22 +40,22 @@ var contentTypes = map[string]string{
 // assets with html_handling "auto-trailing-slash" (exact file, then path.html, then
 // path/index.html), or 404. Only files the manifest lists (and manifest.json) are served;
 // files under the API prefix only through the API routes.
-func (h *Handler) serveStatic(w http.ResponseWriter, r *http.Request, raw string) {
+func (h *Handler) serveStatic(w http.ResponseWriter, r *http.Request, t *tree, raw string) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header()["Allow"] = []string{"GET, HEAD"}
 		http.Error(w, "405 method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	name, ok := h.resolveStatic(raw)
+	name, ok := t.resolveStatic(raw)
 	if !ok {
-		h.notFound(w, r)
+		h.notFound(w, r, t)
 		return
 	}
-	h.serveFile(w, r, name, http.StatusOK)
+	h.serveFile(w, r, t, name, http.StatusOK)
 }
 
 // resolveStatic maps a raw non-API path to a tree file.
-func (h *Handler) resolveStatic(raw string) (string, bool) {
+func (t *tree) resolveStatic(raw string) (string, bool) {
 	if raw == "" || raw[0] != '/' {
 		return "", false
 	}
@@ -75,7 +77,7 @@ func (h *Handler) resolveStatic(raw string) (string, bool) {
 		candidates = []string{p, p + ".html", p + "/index.html"}
 	}
 	for _, c := range candidates {
-		if h.publicFile(c) {
+		if t.publicFile(c) {
 			return c, true
 		}
 	}
@@ -83,31 +85,44 @@ func (h *Handler) resolveStatic(raw string) (string, bool) {
 }
 
 // publicFile reports whether a tree file may be served as a static file.
-func (h *Handler) publicFile(name string) bool {
-	if _, ok := h.files[name]; !ok || !cleanTreePath(name) {
+func (t *tree) publicFile(name string) bool {
+	if _, ok := t.files[name]; !ok || !cleanTreePath(name) {
 		return false
 	}
-	return name != manifest.HeadersFile && !strings.HasPrefix(name, strings.TrimPrefix(h.router.prefix, "/")+"/")
+	return name != manifest.HeadersFile && !strings.HasPrefix(name, strings.TrimPrefix(t.router.prefix, "/")+"/")
 }
 
 // notFound answers an unknown static path with the tree's 404 page, or plain text.
-func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
-	if _, ok := h.files[manifest.NotFoundPage]; ok {
-		h.serveFile(w, r, manifest.NotFoundPage, http.StatusNotFound)
+func (h *Handler) notFound(w http.ResponseWriter, r *http.Request, t *tree) {
+	if _, ok := t.files[manifest.NotFoundPage]; ok {
+		h.serveFile(w, r, t, manifest.NotFoundPage, http.StatusNotFound)
 		return
 	}
 	http.Error(w, "404 page not found", http.StatusNotFound)
 }
 
+// maxHashedStatic is the size up to which a static file is read whole and answered with the
+// ETag of the bytes read (the pages); larger files (the downloads) are streamed with the
+// manifest's ETag when their size is the manifest's, and without one otherwise.
+const maxHashedStatic = 1 << 20
+
+// maxRanges is the most byte ranges a request may ask of one static file; a request for
+// more is answered with the whole file, as RFC 9110 §14.2 allows (nginx's max_ranges).
+const maxRanges = 1
+
 // serveFile writes a tree file with the given status.
-func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, name string, status int) {
+func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, t *tree, name string, status int) {
 	f, err := h.open(name)
+	var fi os.FileInfo
+	if err == nil {
+		defer f.Close()
+		fi, err = f.Stat()
+	}
 	if err != nil {
 		h.log.Error("open static file", "file", name, "err", err)
 		http.Error(w, "500 internal error", http.StatusInternalServerError)
 		return
 	}
-	defer f.Close()
 	hd := w.Header()
 	ct, ok := contentTypes[path.Ext(name)]
 	if !ok {
@@ -115,25 +130,34 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, name string,
 	}
 	hd["Content-Type"] = []string{ct}
 	hd["X-Content-Type-Options"] = []string{"nosniff"}
-	if status != http.StatusOK {
-		// Only the small 404 page takes this path.
-		b, err := io.ReadAll(f)
+	var content io.ReadSeeker = f
+	if fi.Size() <= maxHashedStatic {
+		b, err := io.ReadAll(io.LimitReader(f, maxHashedStatic+1))
 		if err != nil {
 			h.log.Error("read static file", "file", name, "err", err)
 			http.Error(w, "500 internal error", http.StatusInternalServerError)
 			return
 		}
-		hd["Cache-Control"] = []string{"no-store"}
-		hd["Content-Length"] = []string{strconv.Itoa(len(b))}
-		w.WriteHeader(status)
-		if r.Method != http.MethodHead {
-			w.Write(b)
+		if status != http.StatusOK {
+			// Only the small 404 page takes this path.
+			hd["Cache-Control"] = []string{"no-store"}
+			hd["Content-Length"] = []string{strconv.Itoa(len(b))}
+			w.WriteHeader(status)
+			if r.Method != http.MethodHead {
+				w.Write(b)
+			}
+			return
 		}
-		return
+		hd["Etag"] = etagOf(b)
+		content = bytes.NewReader(b)
+	} else if e := t.files[name]; e != nil && e.size == fi.Size() {
+		if mf, ok := t.sums[name]; ok {
+			hd["Etag"] = []string{manifest.ETag(mf)}
+		}
 	}
 	hd["Cache-Control"] = []string{staticCache}
-	if e := h.files[name]; e != nil {
-		hd["Etag"] = e.etag
+	if rg := r.Header.Get("Range"); rg != "" && strings.Count(rg, ",") >= maxRanges {
+		r.Header.Del("Range")
 	}
-	http.ServeContent(w, r, name, time.Time{}, f)
+	http.ServeContent(w, r, name, time.Time{}, content)
 }
