@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"path"
 	"regexp"
 	"slices"
@@ -328,16 +327,10 @@ func (d *doc) placeholders(field, text string, allowed ...string) {
 	}
 }
 
-// CheckSiteURL accepts an absolute http(s) URL with no trailing slash, query or fragment.
+// CheckSiteURL accepts what CanonicalSiteURL accepts.
 func CheckSiteURL(s string) error {
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return fmt.Errorf("%q is not an absolute http(s) URL", s)
-	}
-	if strings.HasSuffix(s, "/") || u.RawQuery != "" || u.Fragment != "" {
-		return fmt.Errorf("%q must have no trailing slash, query or fragment", s)
-	}
-	return nil
+	_, err := CanonicalSiteURL(s)
+	return err
 }
 
 func (l *loader) loadArcana() []Arcanum {

@@ -34,7 +34,8 @@ func NewSite(c *content.Content, siteURL string) (*Site, error) {
 	if siteURL == "" {
 		siteURL = c.Site.SiteURL
 	}
-	if err := content.CheckSiteURL(siteURL); err != nil {
+	siteURL, err := content.CanonicalSiteURL(siteURL)
+	if err != nil {
 		return nil, fmt.Errorf("site url: %w", err)
 	}
 	return &Site{

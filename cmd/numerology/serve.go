@@ -40,6 +40,27 @@ type serveOptions struct {
 	rateClients int
 	accessLog   bool
 	cacheMB     int
+	maxConns    int
+}
+
+// defaultMaxConns bounds the connections serve holds: far above what a local or
+// proxied API needs, and about 80 MB of connection buffers at worst.
+const defaultMaxConns = 4096
+
+// reservedFiles are the descriptors kept free of connections for the tree's files, the
+// watches and the listener.
+const reservedFiles = 256
+
+// maxConnsFor is --max-conns, or its default below the process's descriptor limit.
+func maxConnsFor(flag, fileLimit int) int {
+	if flag > 0 {
+		return flag
+	}
+	n := defaultMaxConns
+	if fileLimit > 0 && fileLimit-reservedFiles < n {
+		n = max(fileLimit-reservedFiles, 1)
+	}
+	return n
 }
 
 func newServeCmd() *cobra.Command {
@@ -53,8 +74,16 @@ If-None-Match, CORS preflight, and the per-client rate limit of the matrix route
 paths serve the tree's human pages and downloads.
 
 The client of the rate limit is the connection's peer address (IPv6 grouped by /64). Behind
-a reverse proxy, --trust-header names the header the proxy sets (the last address of a
-list is used); never set it when clients connect directly, or they choose their own key.
+a reverse proxy, --trust-header names the header the proxy sets (the last address of the
+header's last line is used); never set it when clients connect directly, or they choose
+their own key.
+
+serve follows its tree: when generate swaps in a regenerated tree (or pack rewrites the
+manifest), serve loads the new manifest and switches to it without a restart; every body
+is answered with the ETag of its own bytes.
+
+At most --max-conns connections are held open; when the limit is reached, idle keep-alive
+connections are closed first and new ones wait, and a line is logged.
 The limit and window default to the manifest's (60 per 60s); --rate-limit 0 turns it off.
 
 SIGINT or SIGTERM stops accepting connections and lets requests in flight finish.`,
@@ -76,34 +105,17 @@ SIGINT or SIGTERM stops accepting connections and lets requests in flight finish
 	f.IntVar(&opts.rateClients, "rate-clients", server.DefaultRateClients, "most clients the rate limiter tracks at once (bounds its memory)")
 	f.BoolVar(&opts.accessLog, "access-log", false, "log every request to stderr")
 	f.IntVar(&opts.cacheMB, "cache-mb", 160, "MiB of API bodies kept in memory (the full tree's are about 136); 0 reads each answer from disk")
+	f.IntVar(&opts.maxConns, "max-conns", 0, fmt.Sprintf("most connections held open; idle keep-alive ones are closed first when it is reached (0: %d, or less below the descriptor limit)", defaultMaxConns))
 	return cmd
 }
 
 func runServe(ctx context.Context, cmd *cobra.Command, opts *serveOptions) error {
-	if opts.rateLimit < 0 {
-		return usageErrorf("--rate-limit %d: must be 0 (off) or more", opts.rateLimit)
+	if err := checkServeFlags(opts); err != nil {
+		return err
 	}
-	if opts.rateWindow <= 0 {
-		return usageErrorf("--rate-window %v: must be positive", opts.rateWindow)
-	}
-	if opts.cacheMB < 0 {
-		return usageErrorf("--cache-mb %d: must be 0 (off) or more", opts.cacheMB)
-	}
-	if opts.rateClients <= 0 {
-		return usageErrorf("--rate-clients %d: must be positive", opts.rateClients)
-	}
-	m, err := manifest.Load(opts.dir)
+	m, err := loadServedTree(opts.dir)
 	if err != nil {
-		if errors.Is(err, manifest.ErrNoManifest) {
-			return withCode(exitIO, err)
-		}
-		return withCode(exitVerify, fmt.Errorf("serve %s: %w", opts.dir, err))
-	}
-	if err := server.CheckTree(opts.dir, m); err != nil {
-		if errors.Is(err, server.ErrMismatch) {
-			return withCode(exitVerify, fmt.Errorf("serve %s: %w", opts.dir, err))
-		}
-		return withCode(exitIO, fmt.Errorf("serve %s: %w", opts.dir, err))
+		return err
 	}
 	fl := cmd.Flags()
 	if !fl.Changed("rate-limit") && m.Edge.RateLimit.Requests > 0 {
@@ -122,15 +134,8 @@ func runServe(ctx context.Context, cmd *cobra.Command, opts *serveOptions) error
 	if err != nil {
 		return withCode(exitVerify, fmt.Errorf("serve %s: %w", opts.dir, err))
 	}
-	if opts.cacheMB > 0 && os.Getenv("GOMEMLIMIT") == "" {
-		// The cache is long-lived heap; without a limit the collector would let the heap
-		// grow to twice it before collecting. The rest of the live heap (the file index,
-		// requests in flight) is ~40 MB: 120 MB of room keeps the collector from running
-		// several times a second under load (80 MB of room cost p99 1.13× nginx's, 120 MB
-		// 0.81×), and peak RSS stays under 300 MB.
-		debug.SetMemoryLimit(int64(opts.cacheMB)<<20 + 120<<20)
-	}
 	defer h.Close()
+	setMemoryLimit(opts.cacheMB)
 	files, years := len(m.Files), len(m.Years)
 	m = nil // the handler keeps what it needs; let the file list go
 
@@ -138,6 +143,7 @@ func runServe(ctx context.Context, cmd *cobra.Command, opts *serveOptions) error
 	if err != nil {
 		return withCode(exitIO, fmt.Errorf("listen %s: %w", opts.addr, err))
 	}
+	conns := server.NewConnLimit(maxConnsFor(opts.maxConns, openFileLimit()), logger)
 	srv := &http.Server{
 		Handler:           wrapServeHandler(h),
 		ReadHeaderTimeout: readHeaderTimeout,
@@ -145,6 +151,7 @@ func runServe(ctx context.Context, cmd *cobra.Command, opts *serveOptions) error
 		WriteTimeout:      writeTimeout,
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
+		ConnState:         conns.ConnState,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	limit := "off"
@@ -153,7 +160,58 @@ func runServe(ctx context.Context, cmd *cobra.Command, opts *serveOptions) error
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "serving %s (%s files, %d years) on http://%s/api/public — rate limit %s; Ctrl-C stops\n",
 		opts.dir, humanize.Count(int64(files)), years, ln.Addr(), limit)
+	return serveUntilDone(ctx, cmd, srv, conns.Listener(ln))
+}
 
+// checkServeFlags rejects flag values serve cannot use.
+func checkServeFlags(opts *serveOptions) error {
+	switch {
+	case opts.rateLimit < 0:
+		return usageErrorf("--rate-limit %d: must be 0 (off) or more", opts.rateLimit)
+	case opts.rateWindow <= 0:
+		return usageErrorf("--rate-window %v: must be positive", opts.rateWindow)
+	case opts.cacheMB < 0:
+		return usageErrorf("--cache-mb %d: must be 0 (off) or more", opts.cacheMB)
+	case opts.rateClients <= 0:
+		return usageErrorf("--rate-clients %d: must be positive", opts.rateClients)
+	case opts.maxConns < 0:
+		return usageErrorf("--max-conns %d: must be 0 (the default) or more", opts.maxConns)
+	}
+	return nil
+}
+
+// loadServedTree loads the manifest of dir and checks the tree against it.
+func loadServedTree(dir string) (*manifest.Manifest, error) {
+	m, err := manifest.Load(dir)
+	if err != nil {
+		if errors.Is(err, manifest.ErrNoManifest) {
+			return nil, withCode(exitIO, err)
+		}
+		return nil, withCode(exitVerify, fmt.Errorf("serve %s: %w", dir, err))
+	}
+	if err := server.CheckTree(dir, m); err != nil {
+		if errors.Is(err, server.ErrMismatch) {
+			return nil, withCode(exitVerify, fmt.Errorf("serve %s: %w", dir, err))
+		}
+		return nil, withCode(exitIO, fmt.Errorf("serve %s: %w", dir, err))
+	}
+	return m, nil
+}
+
+// setMemoryLimit gives the collector a soft limit sized to the body cache.
+func setMemoryLimit(cacheMB int) {
+	if cacheMB > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		// The cache is long-lived heap; without a limit the collector would let the heap
+		// grow to twice it before collecting. The rest of the live heap (the file index,
+		// requests in flight) is ~40 MB: 120 MB of room keeps the collector from running
+		// several times a second under load (80 MB of room cost p99 1.13× nginx's, 120 MB
+		// 0.81×), and peak RSS stays under 300 MB.
+		debug.SetMemoryLimit(int64(cacheMB)<<20 + 120<<20)
+	}
+}
+
+// serveUntilDone serves ln until ctx is done, then shuts down gracefully.
+func serveUntilDone(ctx context.Context, cmd *cobra.Command, srv *http.Server, ln net.Listener) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

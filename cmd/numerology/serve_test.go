@@ -41,6 +41,7 @@ func TestServeErrors(t *testing.T) {
 		{"tree does not match", []string{"serve", "--dir", changed}, exitVerify, "tree does not match its manifest"},
 		{"negative limit", []string{"serve", "--dir", tree, "--rate-limit", "-1"}, exitUsage, "--rate-limit -1"},
 		{"zero window", []string{"serve", "--dir", tree, "--rate-window", "0s"}, exitUsage, "--rate-window 0s"},
+		{"negative connection limit", []string{"serve", "--dir", tree, "--max-conns", "-1"}, exitUsage, "--max-conns -1"},
 		{"bad address", []string{"serve", "--dir", tree, "--addr", "127.0.0.1:99999"}, exitIO, "listen 127.0.0.1:99999"},
 	}
 	for _, tt := range tests {

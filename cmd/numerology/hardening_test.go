@@ -1,0 +1,79 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestGenerateRefusesForeignTree runs the issue's case: a browser extension folder with
+// its own manifest.json must not be replaced (exit 5, the reason on stderr, the files
+// kept). Before, it was deleted with exit 0.
+func TestGenerateRefusesForeignTree(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "webext")
+	if err := os.MkdirAll(filepath.Join(dir, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`{"manifest_version":3}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "src", "app.js"), []byte("code\n"), 0o644)
+	code, _, stderr := run(t, "generate", "--out", dir, "--years", "2000")
+	if code != exitIO || !strings.Contains(stderr, "refusing to replace") || !strings.Contains(stderr, "not a numerology manifest") {
+		t.Fatalf("exit %d, stderr %q; want %d and a refusal saying why", code, stderr, exitIO)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "src", "app.js")); err != nil || string(b) != "code\n" {
+		t.Fatalf("src/app.js: %q, %v", b, err)
+	}
+}
+
+// TestSiteURLUsage checks that a bad --site-url is a usage error (exit 2) naming the
+// problem, and an IDN host is written in ASCII form. Before, "?", "#", spaces and port
+// 99999 were accepted and '"' and '<' gave exit 1.
+func TestSiteURLUsage(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, url, want string
+	}{
+		{"query", "https://a.example?x=1", "must have no query"},
+		{"fragment", "https://a.example#x", "must have no fragment"},
+		{"space", "https://a.example/a b", `contains " "`},
+		{"port", "https://a.example:99999", "must be a number 1–65535"},
+		{"quote", `https://a.example/"`, `contains "\""`},
+		{"angle bracket", "https://a.example/<", `contains "<"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := run(t, "generate", "--years", "2000", "--site-url", tt.url, "--out", filepath.Join(dir, "out"))
+			if code != exitUsage || !strings.Contains(stderr, "--site-url") || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, tt.want)
+			}
+		})
+	}
+	out := filepath.Join(dir, "idn")
+	if code, _, stderr := run(t, "generate", "--years", "2000", "--site-url", "https://пример.испытание", "--out", out); code != 0 {
+		t.Fatalf("IDN host: exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "api", "public", "life-path", "7.json"))
+	if err != nil || !strings.Contains(string(b), "https://xn--e1afmkfd.xn--80akhbyknj4f/life-path/7") {
+		t.Errorf("record does not use the ASCII host: %v\n%s", err, b)
+	}
+}
+
+func TestMaxConnsFor(t *testing.T) {
+	tests := []struct {
+		name              string
+		flag, files, want int
+	}{
+		{"flag wins", 100, 1024, 100},
+		{"default under a high limit", 0, 1 << 20, defaultMaxConns},
+		{"default below a low limit", 0, 1024, 1024 - reservedFiles},
+		{"unknown limit", 0, 0, defaultMaxConns},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := maxConnsFor(tt.flag, tt.files); got != tt.want {
+				t.Errorf("maxConnsFor(%d, %d) = %d, want %d", tt.flag, tt.files, got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,48 @@
+package content
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCanonicalSiteURL checks the site URL grammar: only https?://host[:port][/path]. Before,
+// query, fragment, spaces, port 99999 and raw IDN hosts were accepted and made broken URLs.
+func TestCanonicalSiteURL(t *testing.T) {
+	tests := []struct {
+		name, in, want, wantErr string
+	}{
+		{name: "plain", in: "https://numerology.example", want: "https://numerology.example"},
+		{name: "port and path", in: "http://127.0.0.1:8080/api/v1", want: "http://127.0.0.1:8080/api/v1"},
+		{name: "IPv6", in: "http://[::1]:8080", want: "http://[::1]:8080"},
+		{name: "IDN host", in: "https://нумерология.рф/данные", wantErr: "must be percent-encoded"},
+		{name: "IDN host to ASCII", in: "https://Пример.испытание", want: "https://xn--e1afmkfd.xn--80akhbyknj4f"},
+		{name: "query", in: "https://a.example?x=1", wantErr: "must have no query"},
+		{name: "fragment", in: "https://a.example/#top", wantErr: "must have no fragment"},
+		{name: "space", in: "https://a.example/my site", wantErr: `contains " "`},
+		{name: "quote", in: `https://a.example/"x`, wantErr: `contains "\""`},
+		{name: "angle bracket", in: "https://a.example/<b>", wantErr: `contains "<"`},
+		{name: "port too large", in: "https://a.example:99999", wantErr: `port "99999": must be a number 1–65535`},
+		{name: "port zero", in: "https://a.example:0", wantErr: "must be a number 1–65535"},
+		{name: "empty port", in: "https://a.example:", wantErr: "empty port"},
+		{name: "trailing slash", in: "https://a.example/", wantErr: "no trailing slash"},
+		{name: "dot segment", in: "https://a.example/a/../b", wantErr: `segment ".."`},
+		{name: "user info", in: "https://u:p@a.example", wantErr: "no user info"},
+		{name: "other scheme", in: "ftp://a.example", wantErr: "must start with https:// or http://"},
+		{name: "no host", in: "https://", wantErr: "no host"},
+		{name: "bad host", in: "https://a_b..example", wantErr: "host"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := CanonicalSiteURL(tt.in)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("CanonicalSiteURL(%q) = %q, %v; want an error with %q", tt.in, got, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("CanonicalSiteURL(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+			}
+		})
+	}
+}
