@@ -73,7 +73,7 @@ func FuzzHandler(f *testing.F) {
 		p := rawPath(req)
 		api := h.cur.Load().router.isAPI(p)
 		switch w.Code {
-		case 200, 204, 304, 400, 404, 405, 429:
+		case 200, 204, 304, 307, 400, 404, 405, 429:
 		case 500:
 			rt := h.cur.Load().router.match(p)
 			if !api || rt.kind != routeFile {

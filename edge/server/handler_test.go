@@ -98,6 +98,9 @@ func TestSpoofedForwardedFor(t *testing.T) {
 	}
 }
 
+// TestStatic checks pages and downloads as Cloudflare's assets answer them (html_handling
+// "auto-trailing-slash", not_found_handling "404-page"): one spelling of each page is
+// served, the others answer 307 to it.
 func TestStatic(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
@@ -124,15 +127,17 @@ func TestStatic(t *testing.T) {
 		body, ctype        string
 	}{
 		{"root", "GET", "/", 200, "<p>home", "text/html; charset=utf-8"},
-		{"exact file", "GET", "/about.html", 200, "<p>about", "text/html; charset=utf-8"},
+		{"exact file", "GET", "/about.html", 307, "/about", ""},
 		{"html extension", "GET", "/about", 200, "<p>about", "text/html; charset=utf-8"},
-		{"directory index", "GET", "/life-path", 200, "<p>numbers", "text/html; charset=utf-8"},
+		{"directory index", "GET", "/life-path", 307, "/life-path/", ""},
+		{"directory index.html", "GET", "/life-path/index.html", 307, "/life-path/", ""},
+		{"index", "GET", "/index", 307, "/", ""},
 		{"directory slash", "GET", "/life-path/", 200, "<p>numbers", "text/html; charset=utf-8"},
 		{"csv", "GET", "/downloads/data.csv", 200, "a,b\n", "text/csv; charset=utf-8"},
 		{"zip", "GET", "/downloads/numerology.zip", 200, "PK", "application/zip"},
 		{"gzip", "GET", "/downloads/numerology.tar.gz", 200, "\x1f\x8b", "application/gzip"},
 		{"css", "GET", "/style.css", 200, "p{}", "text/css; charset=utf-8"},
-		{"encoded name", "GET", "/%61bout", 200, "<p>about", "text/html; charset=utf-8"},
+		{"encoded name", "GET", "/%61bout", 307, "/about", ""},
 		{"manifest is public", "GET", "/manifest.json", 200, "", "application/json; charset=utf-8"},
 		{"HEAD", "HEAD", "/about", 200, "", "text/html; charset=utf-8"},
 		{"unknown", "GET", "/nope", 404, "<p>not here", "text/html; charset=utf-8"},
@@ -149,6 +154,12 @@ func TestStatic(t *testing.T) {
 			w := get(t, h, tt.method, tt.path, nil)
 			if w.Code != tt.status {
 				t.Fatalf("%s %s: status %d, want %d", tt.method, tt.path, w.Code, tt.status)
+			}
+			if tt.status == 307 {
+				if got := w.Header().Get("Location"); got != tt.body {
+					t.Errorf("Location %q, want %q", got, tt.body)
+				}
+				return
 			}
 			if got := w.Header().Get("Content-Type"); got != tt.ctype {
 				t.Errorf("Content-Type %q, want %q", got, tt.ctype)

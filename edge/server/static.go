@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -36,52 +37,165 @@ var contentTypes = map[string]string{
 	".webmanifest": "application/manifest+json",
 }
 
-// serveStatic answers a path outside the API: a file of the tree, resolved like Cloudflare's
-// assets with html_handling "auto-trailing-slash" (exact file, then path.html, then
-// path/index.html), or 404. Only files the manifest lists (and manifest.json) are served;
-// files under the API prefix only through the API routes.
+// serveStatic answers a path outside the API as Cloudflare's assets do with html_handling
+// "auto-trailing-slash" and not_found_handling "404-page" (see assetIntent), so that the
+// pages behave the same on both edges. Only files the manifest lists (and manifest.json)
+// are served; files under the API prefix only through the API routes.
 func (h *Handler) serveStatic(w http.ResponseWriter, r *http.Request, t *tree, raw string) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header()["Allow"] = []string{"GET, HEAD"}
 		http.Error(w, "405 method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	name, ok := t.resolveStatic(raw)
+	p, ok := decodeAssetPath(raw)
 	if !ok {
-		h.notFound(w, r, t)
+		http.Error(w, "404 page not found", http.StatusNotFound)
 		return
 	}
-	h.serveFile(w, r, t, name, http.StatusOK)
+	in := t.assetIntent(p, false)
+	switch {
+	case in.redirect == "" && in.status == http.StatusOK && encodeAssetPath(p) != raw:
+		// Cloudflare serves an asset only at its canonical (re-encoded) path. (It does
+		// so for the 404 page too; here an unknown path just answers 404.)
+		in.redirect = encodeAssetPath(p)
+	case in.redirect != "":
+		in.redirect = encodeAssetPath(in.redirect)
+	}
+	switch {
+	case in.redirect != "":
+		if q := r.URL.RawQuery; q != "" {
+			in.redirect += "?" + q
+		}
+		w.Header()["Location"] = []string{in.redirect}
+		w.WriteHeader(http.StatusTemporaryRedirect)
+	case in.file == "":
+		http.Error(w, "404 page not found", http.StatusNotFound)
+	default:
+		h.serveFile(w, r, t, in.file, in.status)
+	}
 }
 
-// resolveStatic maps a raw non-API path to a tree file.
-func (t *tree) resolveStatic(raw string) (string, bool) {
+// intent is how a static path is answered: a file with a status, or a redirect.
+type intent struct {
+	file     string // tree path, without the leading slash
+	status   int
+	redirect string // decoded path to redirect to (307)
+}
+
+// assetIntent resolves a decoded path ("/life-path/") the way Cloudflare's asset worker
+// does for html_handling "auto-trailing-slash": a file is served at its name without
+// ".html", a folder's index.html at the folder's path with a slash, and the other
+// spellings of either are redirected there; anything else gets the nearest 404.html with
+// status 404. skip turns redirects off (used to check a redirect's destination).
+func (t *tree) assetIntent(p string, skip bool) intent {
+	exact := t.exists(p)
+	redirect := func(file, dest string) (intent, bool) {
+		if skip || t.exists(dest) || !t.exists(file) {
+			return intent{}, false
+		}
+		// Redirect only when the destination would serve this very file.
+		if in := t.assetIntent(dest, true); in.file != "" && in.status == http.StatusOK && t.sameContent(in.file, file[1:]) {
+			return intent{redirect: dest}, true
+		}
+		return intent{}, false
+	}
+	serve := func(file string) intent { return intent{file: file[1:], status: http.StatusOK} }
+	var tries [][2]string // file, destination
+	switch {
+	case strings.HasSuffix(p, "/index"):
+		if exact {
+			return serve(p)
+		}
+		tries = [][2]string{{p + ".html", strings.TrimSuffix(p, "index")}, {strings.TrimSuffix(p, "/index") + ".html", strings.TrimSuffix(p, "/index")}}
+	case strings.HasSuffix(p, "/index.html"):
+		tries = [][2]string{{p, strings.TrimSuffix(p, "index.html")}, {strings.TrimSuffix(p, "/index.html") + ".html", strings.TrimSuffix(p, "/index.html")}}
+	case strings.HasSuffix(p, "/"):
+		if t.exists(p + "index.html") {
+			return serve(p + "index.html")
+		}
+		tries = [][2]string{{strings.TrimSuffix(p, "/") + ".html", strings.TrimSuffix(p, "/")}}
+	case strings.HasSuffix(p, ".html"):
+		base := strings.TrimSuffix(p, ".html")
+		tries = [][2]string{{p, base}, {base + "/index.html", base + "/"}}
+	}
+	for _, try := range tries {
+		if in, ok := redirect(try[0], try[1]); ok {
+			return in
+		}
+	}
+	switch {
+	case exact:
+		return serve(p)
+	case t.exists(p + ".html"):
+		return serve(p + ".html")
+	}
+	if in, ok := redirect(p+"/index.html", p+"/"); ok {
+		return in
+	}
+	for cwd := p; cwd != ""; {
+		cwd = cwd[:strings.LastIndexByte(cwd, '/')]
+		if t.exists(cwd + "/" + manifest.NotFoundPage) {
+			return intent{file: strings.TrimPrefix(cwd+"/", "/") + manifest.NotFoundPage, status: http.StatusNotFound}
+		}
+	}
+	return intent{}
+}
+
+// exists reports whether a decoded path ("/x.html") names a file served as an asset.
+func (t *tree) exists(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	name := p[1:]
+	return name == manifest.FileName || t.publicFile(name)
+}
+
+// sameContent reports whether two tree files have the same sha256 (Cloudflare compares
+// the assets' hashes).
+func (t *tree) sameContent(a, b string) bool {
+	ea, eb := t.files[a], t.files[b]
+	if a == b {
+		return true
+	}
+	return ea != nil && eb != nil && ea.sum == eb.sum
+}
+
+// decodeAssetPath decodes each segment of a raw path and folds repeated slashes, as the
+// asset worker does; a segment that does not decode stays as it is.
+func decodeAssetPath(raw string) (string, bool) {
 	if raw == "" || raw[0] != '/' {
 		return "", false
 	}
-	p, err := url.PathUnescape(raw)
-	if err != nil || strings.ContainsAny(p, "\\\x00") {
-		return "", false
-	}
-	p = p[1:]
-	if p == manifest.FileName {
-		return p, true
-	}
-	var candidates []string
-	switch {
-	case p == "":
-		candidates = []string{"index.html"}
-	case strings.HasSuffix(p, "/"):
-		candidates = []string{p + "index.html"}
-	default:
-		candidates = []string{p, p + ".html", p + "/index.html"}
-	}
-	for _, c := range candidates {
-		if t.publicFile(c) {
-			return c, true
+	segs := strings.Split(raw, "/")
+	for i, s := range segs {
+		if d, err := url.PathUnescape(s); err == nil {
+			segs[i] = d
 		}
 	}
-	return "", false
+	p := strings.Join(segs, "/")
+	for strings.Contains(p, "//") {
+		p = strings.ReplaceAll(p, "//", "/")
+	}
+	return p, true
+}
+
+// encodeAssetPath encodes each segment as JavaScript's encodeURIComponent does: the
+// canonical form Cloudflare serves an asset at.
+func encodeAssetPath(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		var b strings.Builder
+		for j := 0; j < len(s); j++ {
+			c := s[j]
+			if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-_.!~*'()", c) >= 0 {
+				b.WriteByte(c)
+			} else {
+				fmt.Fprintf(&b, "%%%02X", c)
+			}
+		}
+		segs[i] = b.String()
+	}
+	return strings.Join(segs, "/")
 }
 
 // publicFile reports whether a tree file may be served as a static file.
@@ -90,15 +204,6 @@ func (t *tree) publicFile(name string) bool {
 		return false
 	}
 	return name != manifest.HeadersFile && !strings.HasPrefix(name, strings.TrimPrefix(t.router.prefix, "/")+"/")
-}
-
-// notFound answers an unknown static path with the tree's 404 page, or plain text.
-func (h *Handler) notFound(w http.ResponseWriter, r *http.Request, t *tree) {
-	if _, ok := t.files[manifest.NotFoundPage]; ok {
-		h.serveFile(w, r, t, manifest.NotFoundPage, http.StatusNotFound)
-		return
-	}
-	http.Error(w, "404 page not found", http.StatusNotFound)
 }
 
 // maxHashedStatic is the size up to which a static file is read whole and answered with the

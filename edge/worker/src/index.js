@@ -133,7 +133,10 @@ async function fileResponse(request, env, cfg, file) {
   const inm = request.headers.get("If-None-Match");
   // If-None-Match uses the weak comparison; "*" matches any file.
   if (inm && inm.split(",").some((t) => (t = t.trim()) === "*" || t.replace(/^W\//, "") === etag)) {
-    return new Response(null, { status: 304, headers: cfg.headersOf(304, { ETag: etag }) });
+    // No representation metadata on a 304 (RFC 9110 §15.4.5), as the Go server answers.
+    const headers = cfg.headersOf(304, { ETag: etag });
+    delete headers["Content-Type"];
+    return new Response(null, { status: 304, headers });
   }
   return reply(request.method, 200, body, cfg.headersOf(200, { ETag: etag }));
 }
