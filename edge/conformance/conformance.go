@@ -250,6 +250,33 @@ func (s *suite) routeCases() []tcase {
 		{name: "percent-encoded route name", path: p + "/%6Datrix/1/1/" + ys, want: notFound},
 		{name: "matrix prefix word", path: p + "/matrixx/1/1/" + ys, want: notFound},
 
+		{name: "outside the prefix", path: p + "x", static: true, want: expect{status: 404}},
+		{name: "outside the prefix matrix", path: "/matrix/1/1/" + ys + "/unknown-page", static: true, want: expect{status: 404}},
+	}
+	cases = append(cases, s.matrixRouteCases()...)
+	// Every life path number, and HEAD of each kind.
+	for _, n := range s.m.Edge.ValidNumbers {
+		cases = append(cases, tcase{name: "life-path " + strconv.Itoa(n), path: p + "/life-path/" + strconv.Itoa(n), want: s.lifePathExpect(n)})
+	}
+	for _, c := range []tcase{
+		{name: "HEAD matrix", path: mx("/15/5/" + ys), want: s.matrixExpect(15, 5, y)},
+		{name: "HEAD life-path", path: p + "/life-path/7", want: s.lifePathExpect(7)},
+		{name: "HEAD invalid date", path: mx("/30/2/" + ys), want: invalidDate},
+		{name: "HEAD number not found", path: p + "/life-path/10", want: numberNotFound},
+		{name: "HEAD not found", path: p + "/nope", want: notFound},
+	} {
+		c.method = http.MethodHead
+		cases = append(cases, c)
+	}
+	return cases
+}
+
+// matrixRouteCases are the §3 cases of the matrix route.
+func (s *suite) matrixRouteCases() []tcase {
+	y := s.year
+	ys := strconv.Itoa(y)
+	mx := func(rest string) string { return s.m.Edge.Prefix + "/matrix" + rest }
+	return []tcase{
 		{name: "matrix", path: mx("/15/5/" + ys), want: s.matrixExpect(15, 5, y)},
 		{name: "matrix leading zeros", path: mx("/05/05/" + ys), want: s.matrixExpect(5, 5, y)},
 		{name: "matrix nine digits", path: mx("/000000001/000000012/" + ys), want: s.matrixExpect(1, 12, y)},
@@ -291,25 +318,7 @@ func (s *suite) routeCases() []tcase {
 		{name: "matrix empty month", path: mx("/1//" + ys), want: invalidDate},
 		{name: "matrix empty year", path: mx("/1/1/"), want: invalidDate},
 		{name: "matrix two trailing slashes", path: mx("/1/1/" + ys + "//"), want: invalidDate},
-
-		{name: "outside the prefix", path: p + "x", static: true, want: expect{status: 404}},
-		{name: "outside the prefix matrix", path: "/matrix/1/1/" + ys + "/unknown-page", static: true, want: expect{status: 404}},
 	}
-	// Every life path number, and HEAD of each kind.
-	for _, n := range s.m.Edge.ValidNumbers {
-		cases = append(cases, tcase{name: "life-path " + strconv.Itoa(n), path: p + "/life-path/" + strconv.Itoa(n), want: s.lifePathExpect(n)})
-	}
-	for _, c := range []tcase{
-		{name: "HEAD matrix", path: mx("/15/5/" + ys), want: s.matrixExpect(15, 5, y)},
-		{name: "HEAD life-path", path: p + "/life-path/7", want: s.lifePathExpect(7)},
-		{name: "HEAD invalid date", path: mx("/30/2/" + ys), want: invalidDate},
-		{name: "HEAD number not found", path: p + "/life-path/10", want: numberNotFound},
-		{name: "HEAD not found", path: p + "/nope", want: notFound},
-	} {
-		c.method = http.MethodHead
-		cases = append(cases, c)
-	}
-	return cases
 }
 
 func (s *suite) methodCases() []tcase {
@@ -491,6 +500,8 @@ func (s *suite) check(t *testing.T, c tcase) {
 	s.checkResponse(t, c.method, c.path, r, c.want, c.static || c.runtime)
 }
 
+// checkResponse checks a response against what the contract requires of it; for static
+// (and runtime) answers only the status.
 func (s *suite) checkResponse(t *testing.T, method, path string, r response, want expect, static bool) {
 	t.Helper()
 	if method == "" {
@@ -503,88 +514,107 @@ func (s *suite) checkResponse(t *testing.T, method, path string, r response, wan
 	if static {
 		return
 	}
-	hs := s.m.Edge.Headers
-	head := method == http.MethodHead
 	switch want.status {
 	case 204:
-		s.headersExactly(t, what, r.header, hs.Preflight)
-		for _, k := range []string{"Content-Type", "Cache-Control", "ETag", "Retry-After", "Allow", "Access-Control-Expose-Headers"} {
-			if _, ok := hs.Preflight[k]; !ok {
-				absent(t, what, r.header, k)
-			}
-		}
-		if len(r.body) != 0 {
-			t.Errorf("%s: 204 with a body of %d bytes", what, len(r.body))
-		}
+		s.checkPreflight(t, what, r)
 	case 200, 304:
-		common := hs.Common
-		if want.status == 304 {
-			// RFC 9110 §15.4.5: a 304 carries the validator and caching headers but no
-			// representation metadata; both edges leave Content-Type out.
-			common = maps.Clone(hs.Common)
-			delete(common, "Content-Type")
-			absent(t, what, r.header, "Content-Type")
-		}
-		s.headers(t, what, r.header, common, hs.ByStatus[strconv.Itoa(want.status)])
-		f := s.files[want.file]
-		if got := r.header.Get("ETag"); got != f.ETag() {
-			t.Errorf("%s: ETag %q, want %q", what, got, f.ETag())
-		}
-		absent(t, what, r.header, "Retry-After")
-		absent(t, what, r.header, "Allow")
-		if want.status == 304 {
-			if len(r.body) != 0 {
-				t.Errorf("%s: 304 with a body of %d bytes", what, len(r.body))
-			}
-			return
-		}
-		if got := r.header.Get("Content-Length"); got != strconv.FormatInt(f.Size, 10) {
-			t.Errorf("%s: Content-Length %q, want %d", what, got, f.Size)
-		}
-		if head {
-			if len(r.body) != 0 {
-				t.Errorf("%s: HEAD with a body of %d bytes", what, len(r.body))
-			}
-			return
-		}
-		wantBody, err := os.ReadFile(filepath.Join(s.target.TreeDir, filepath.FromSlash(want.file)))
-		if err != nil {
-			t.Fatalf("%s: read the tree's file: %v", what, err)
-		}
-		if !bytes.Equal(r.body, wantBody) {
-			t.Fatalf("%s: body differs from %s (%d bytes, want %d)", what, want.file, len(r.body), len(wantBody))
-		}
-		s.checkBody(t, what, r.body, want)
+		s.checkFile(t, what, method == http.MethodHead, r, want)
 	default:
-		e, ok := s.m.Edge.Errors[want.errKey]
-		if !ok {
-			t.Fatalf("%s: the manifest has no %s error", what, want.errKey)
-		}
-		if e.Status != want.status {
-			t.Fatalf("%s: error %s has status %d in the manifest, want %d", what, want.errKey, e.Status, want.status)
-		}
-		s.headers(t, what, r.header, hs.Common, hs.ByStatus[strconv.Itoa(want.status)])
-		absent(t, what, r.header, "ETag")
-		if want.status != 429 {
-			absent(t, what, r.header, "Retry-After")
-		}
-		if _, ok := hs.ByStatus[strconv.Itoa(want.status)]["Allow"]; !ok {
-			absent(t, what, r.header, "Allow")
-		}
-		if got := r.header.Get("Content-Length"); got != "" && got != strconv.Itoa(len(e.Body)) {
-			t.Errorf("%s: Content-Length %q, want %d", what, got, len(e.Body))
-		}
-		if head {
-			if len(r.body) != 0 {
-				t.Errorf("%s: HEAD with a body of %d bytes", what, len(r.body))
-			}
-			return
-		}
-		if string(r.body) != e.Body {
-			t.Fatalf("%s: body %q, want the prebuilt %s body %q", what, r.body, want.errKey, e.Body)
-		}
-		checkErrorBody(t, what, r.body, want.status, s.m.Edge.ValidNumbers)
+		s.checkError(t, what, method == http.MethodHead, r, want)
 	}
+}
+
+// checkPreflight checks a 204 preflight answer.
+func (s *suite) checkPreflight(t *testing.T, what string, r response) {
+	t.Helper()
+	hs := s.m.Edge.Headers
+	s.headersExactly(t, what, r.header, hs.Preflight)
+	for _, k := range []string{"Content-Type", "Cache-Control", "ETag", "Retry-After", "Allow", "Access-Control-Expose-Headers"} {
+		if _, ok := hs.Preflight[k]; !ok {
+			absent(t, what, r.header, k)
+		}
+	}
+	if len(r.body) != 0 {
+		t.Errorf("%s: 204 with a body of %d bytes", what, len(r.body))
+	}
+}
+
+// checkFile checks a 200 or 304 answer of a tree file.
+func (s *suite) checkFile(t *testing.T, what string, head bool, r response, want expect) {
+	t.Helper()
+	hs := s.m.Edge.Headers
+	common := hs.Common
+	if want.status == 304 {
+		// RFC 9110 §15.4.5: a 304 carries the validator and caching headers but no
+		// representation metadata; both edges leave Content-Type out.
+		common = maps.Clone(hs.Common)
+		delete(common, "Content-Type")
+		absent(t, what, r.header, "Content-Type")
+	}
+	s.headers(t, what, r.header, common, hs.ByStatus[strconv.Itoa(want.status)])
+	f := s.files[want.file]
+	if got := r.header.Get("ETag"); got != f.ETag() {
+		t.Errorf("%s: ETag %q, want %q", what, got, f.ETag())
+	}
+	absent(t, what, r.header, "Retry-After")
+	absent(t, what, r.header, "Allow")
+	if want.status == 304 {
+		if len(r.body) != 0 {
+			t.Errorf("%s: 304 with a body of %d bytes", what, len(r.body))
+		}
+		return
+	}
+	if got := r.header.Get("Content-Length"); got != strconv.FormatInt(f.Size, 10) {
+		t.Errorf("%s: Content-Length %q, want %d", what, got, f.Size)
+	}
+	if head {
+		if len(r.body) != 0 {
+			t.Errorf("%s: HEAD with a body of %d bytes", what, len(r.body))
+		}
+		return
+	}
+	wantBody, err := os.ReadFile(filepath.Join(s.target.TreeDir, filepath.FromSlash(want.file)))
+	if err != nil {
+		t.Fatalf("%s: read the tree's file: %v", what, err)
+	}
+	if !bytes.Equal(r.body, wantBody) {
+		t.Fatalf("%s: body differs from %s (%d bytes, want %d)", what, want.file, len(r.body), len(wantBody))
+	}
+	s.checkBody(t, what, r.body, want)
+}
+
+// checkError checks an answer with a prebuilt error body.
+func (s *suite) checkError(t *testing.T, what string, head bool, r response, want expect) {
+	t.Helper()
+	hs := s.m.Edge.Headers
+	e, ok := s.m.Edge.Errors[want.errKey]
+	if !ok {
+		t.Fatalf("%s: the manifest has no %s error", what, want.errKey)
+	}
+	if e.Status != want.status {
+		t.Fatalf("%s: error %s has status %d in the manifest, want %d", what, want.errKey, e.Status, want.status)
+	}
+	s.headers(t, what, r.header, hs.Common, hs.ByStatus[strconv.Itoa(want.status)])
+	absent(t, what, r.header, "ETag")
+	if want.status != 429 {
+		absent(t, what, r.header, "Retry-After")
+	}
+	if _, ok := hs.ByStatus[strconv.Itoa(want.status)]["Allow"]; !ok {
+		absent(t, what, r.header, "Allow")
+	}
+	if got := r.header.Get("Content-Length"); got != "" && got != strconv.Itoa(len(e.Body)) {
+		t.Errorf("%s: Content-Length %q, want %d", what, got, len(e.Body))
+	}
+	if head {
+		if len(r.body) != 0 {
+			t.Errorf("%s: HEAD with a body of %d bytes", what, len(r.body))
+		}
+		return
+	}
+	if string(r.body) != e.Body {
+		t.Fatalf("%s: body %q, want the prebuilt %s body %q", what, r.body, want.errKey, e.Body)
+	}
+	checkErrorBody(t, what, r.body, want.status, s.m.Edge.ValidNumbers)
 }
 
 // headers checks that every header of the sets is present with exactly its value.
@@ -660,109 +690,127 @@ func (s *suite) testRateLimit(t *testing.T) {
 	} else {
 		t.Parallel()
 	}
-	p := s.m.Edge.Prefix
-	ys := strconv.Itoa(s.year)
-	limit := s.target.RateLimit
-	tooMany := expect{status: 429, errKey: manifest.ErrTooManyRequests}
-	// burst sends limit requests as client, mixing valid, invalid and other methods, all admitted.
-	burst := func(t *testing.T, client string) {
-		t.Helper()
-		for i := range limit {
-			var r response
-			switch i % 4 {
-			case 0:
-				r = s.doRaw(t, http.MethodGet, fmt.Sprintf("%s/matrix/%d/%d/%s", p, 1+i%28, 1+i%12, ys), client)
-			case 1:
-				r = s.doRaw(t, http.MethodGet, p+"/matrix/30/2/"+ys, client)
-			case 2:
-				r = s.doRaw(t, http.MethodPost, p+"/matrix", client)
-			default:
-				r = s.doRaw(t, http.MethodHead, fmt.Sprintf("%s/matrix/0%d/1/%s/", p, 1+i%9, ys), client)
-			}
-			if r.status == 429 {
-				t.Fatalf("request %d of %d in the window: 429, want admitted", i+1, limit)
-			}
-		}
-	}
-	retryAfter := func(t *testing.T, r response) int {
-		t.Helper()
-		v := r.header.Values("Retry-After")
-		if len(v) != 1 {
-			t.Fatalf("429: Retry-After %q, want one value", v)
-		}
-		n, err := strconv.Atoi(v[0])
-		if err != nil || n < 1 || time.Duration(n)*time.Second > s.target.RateWindow {
-			t.Fatalf("429: Retry-After %q, want whole seconds in [1, %v]", v[0], s.target.RateWindow)
-		}
-		return n
-	}
-
-	t.Run("61st request", func(t *testing.T) {
-		if s.target.ClientHeader != "" {
-			t.Parallel()
-		}
-		c := s.clientAddr()
-		for range limit + 3 {
-			r := s.doRaw(t, http.MethodOptions, p+"/matrix/1/1/"+ys, c)
-			if r.status != 204 {
-				t.Fatalf("OPTIONS: status %d, want 204 (not counted)", r.status)
-			}
-		}
-		burst(t, c)
-		path := p + "/matrix/15/5/" + ys
-		r := s.doRaw(t, http.MethodGet, path, c)
-		s.checkResponse(t, "GET", path, r, tooMany, false)
-		retryAfter(t, r)
-		r = s.doRaw(t, http.MethodGet, p+"/matrix/not-a-date", c)
-		s.checkResponse(t, "GET", p+"/matrix/not-a-date", r, tooMany, false)
-		r = s.doRaw(t, http.MethodDelete, p+"/matrix/1/1/"+ys, c)
-		s.checkResponse(t, "DELETE", p+"/matrix/1/1/"+ys, r, tooMany, false)
-		r = s.doRaw(t, http.MethodHead, path, c)
-		s.checkResponse(t, "HEAD", path, r, tooMany, false)
-		r = s.doRaw(t, http.MethodOptions, path, c)
-		s.checkResponse(t, "OPTIONS", path, r, expect{status: 204}, false)
-		r = s.doRaw(t, http.MethodGet, p+"/life-path/7", c)
-		s.checkResponse(t, "GET", p+"/life-path/7", r, s.lifePathExpect(7), false)
-		if s.target.ClientHeader != "" {
-			other := s.doRaw(t, http.MethodGet, path, s.clientAddr())
-			s.checkResponse(t, "GET (another client)", path, other, s.matrixExpect(15, 5, s.year), false)
-		}
-	})
+	t.Run("61st request", s.testLimitReached)
 	if s.target.ClientHeader != "" {
-		t.Run("IPv6 grouped by /64", func(t *testing.T) {
-			t.Parallel()
-			n := s.nextIP.Add(1)
-			burst(t, fmt.Sprintf("2001:db8:%x:%x::1", n>>16, n&0xffff))
-			path := p + "/matrix/15/5/" + ys
-			r := s.doRaw(t, http.MethodGet, path, fmt.Sprintf("2001:db8:%x:%x:ffff:ffff:ffff:fffe", n>>16, n&0xffff))
-			s.checkResponse(t, "GET (same /64)", path, r, tooMany, false)
-			r = s.doRaw(t, http.MethodGet, path, fmt.Sprintf("2001:db8:%x:%x::1", n>>16, (n&0xffff)^0x8000))
-			s.checkResponse(t, "GET (next /64)", path, r, s.matrixExpect(15, 5, s.year), false)
-		})
+		t.Run("IPv6 grouped by /64", s.testIPv6Grouped)
 	}
-	t.Run("Retry-After honoured", func(t *testing.T) {
-		if s.target.ClientHeader != "" {
-			t.Parallel()
-		} else {
-			s.drainShared()
+	t.Run("Retry-After honoured", s.testRetryAfter)
+}
+
+var tooMany = expect{status: 429, errKey: manifest.ErrTooManyRequests}
+
+// burst sends RateLimit requests as client, mixing valid, invalid and other methods, all
+// of which must be admitted.
+func (s *suite) burst(t *testing.T, client string) {
+	t.Helper()
+	p, ys := s.m.Edge.Prefix, strconv.Itoa(s.year)
+	for i := range s.target.RateLimit {
+		var r response
+		switch i % 4 {
+		case 0:
+			r = s.doRaw(t, http.MethodGet, fmt.Sprintf("%s/matrix/%d/%d/%s", p, 1+i%28, 1+i%12, ys), client)
+		case 1:
+			r = s.doRaw(t, http.MethodGet, p+"/matrix/30/2/"+ys, client)
+		case 2:
+			r = s.doRaw(t, http.MethodPost, p+"/matrix", client)
+		default:
+			r = s.doRaw(t, http.MethodHead, fmt.Sprintf("%s/matrix/0%d/1/%s/", p, 1+i%9, ys), client)
 		}
-		c := s.clientAddr()
-		burst(t, c)
-		path := p + "/matrix/15/5/" + ys
-		r := s.doRaw(t, http.MethodGet, path, c)
-		s.checkResponse(t, "GET", path, r, tooMany, false)
-		wait := time.Duration(retryAfter(t, r)) * time.Second
-		if s.target.ExactRetryAfter {
-			// The server counted from a moment between sending and receiving the 429;
-			// counting from the sending is never later than its "one second earlier".
-			time.Sleep(time.Until(r.sent.Add(wait - time.Second)))
-			early := s.doRaw(t, http.MethodGet, path, c)
-			s.checkResponse(t, "GET one second before Retry-After", path, early, tooMany, false)
+		if r.status == 429 {
+			t.Fatalf("request %d of %d in the window: 429, want admitted", i+1, s.target.RateLimit)
 		}
-		time.Sleep(time.Until(r.at.Add(wait)))
-		late := s.doRaw(t, http.MethodGet, path, c)
-		s.checkResponse(t, "GET after Retry-After", path, late, s.matrixExpect(15, 5, s.year), false)
-	})
+	}
+}
+
+// retryAfter checks a 429's Retry-After and returns it in seconds.
+func (s *suite) retryAfter(t *testing.T, r response) int {
+	t.Helper()
+	v := r.header.Values("Retry-After")
+	if len(v) != 1 {
+		t.Fatalf("429: Retry-After %q, want one value", v)
+	}
+	n, err := strconv.Atoi(v[0])
+	if err != nil || n < 1 || time.Duration(n)*time.Second > s.target.RateWindow {
+		t.Fatalf("429: Retry-After %q, want whole seconds in [1, %v]", v[0], s.target.RateWindow)
+	}
+	return n
+}
+
+// testLimitReached checks that OPTIONS is not counted, that the request after the limit
+// gets 429 whatever its method or validity, and that other routes and clients are not
+// limited.
+func (s *suite) testLimitReached(t *testing.T) {
+	if s.target.ClientHeader != "" {
+		t.Parallel()
+	}
+	p, ys := s.m.Edge.Prefix, strconv.Itoa(s.year)
+	c := s.clientAddr()
+	for range s.target.RateLimit + 3 {
+		r := s.doRaw(t, http.MethodOptions, p+"/matrix/1/1/"+ys, c)
+		if r.status != 204 {
+			t.Fatalf("OPTIONS: status %d, want 204 (not counted)", r.status)
+		}
+	}
+	s.burst(t, c)
+	path := p + "/matrix/15/5/" + ys
+	r := s.doRaw(t, http.MethodGet, path, c)
+	s.checkResponse(t, "GET", path, r, tooMany, false)
+	s.retryAfter(t, r)
+	for _, q := range []struct {
+		method, path string
+		want         expect
+	}{
+		{http.MethodGet, p + "/matrix/not-a-date", tooMany},
+		{http.MethodDelete, p + "/matrix/1/1/" + ys, tooMany},
+		{http.MethodHead, path, tooMany},
+		{http.MethodOptions, path, expect{status: 204}},
+		{http.MethodGet, p + "/life-path/7", s.lifePathExpect(7)},
+	} {
+		r = s.doRaw(t, q.method, q.path, c)
+		s.checkResponse(t, q.method, q.path, r, q.want, false)
+	}
+	if s.target.ClientHeader != "" {
+		other := s.doRaw(t, http.MethodGet, path, s.clientAddr())
+		s.checkResponse(t, "GET (another client)", path, other, s.matrixExpect(15, 5, s.year), false)
+	}
+}
+
+// testIPv6Grouped checks that IPv6 clients share a bucket per /64.
+func (s *suite) testIPv6Grouped(t *testing.T) {
+	t.Parallel()
+	n := s.nextIP.Add(1)
+	s.burst(t, fmt.Sprintf("2001:db8:%x:%x::1", n>>16, n&0xffff))
+	path := s.m.Edge.Prefix + "/matrix/15/5/" + strconv.Itoa(s.year)
+	r := s.doRaw(t, http.MethodGet, path, fmt.Sprintf("2001:db8:%x:%x:ffff:ffff:ffff:fffe", n>>16, n&0xffff))
+	s.checkResponse(t, "GET (same /64)", path, r, tooMany, false)
+	r = s.doRaw(t, http.MethodGet, path, fmt.Sprintf("2001:db8:%x:%x::1", n>>16, (n&0xffff)^0x8000))
+	s.checkResponse(t, "GET (next /64)", path, r, s.matrixExpect(15, 5, s.year), false)
+}
+
+// testRetryAfter checks that a request after Retry-After seconds is admitted (and, for an
+// exact Retry-After, that one a second earlier is not).
+func (s *suite) testRetryAfter(t *testing.T) {
+	if s.target.ClientHeader != "" {
+		t.Parallel()
+	} else {
+		s.drainShared()
+	}
+	c := s.clientAddr()
+	s.burst(t, c)
+	path := s.m.Edge.Prefix + "/matrix/15/5/" + strconv.Itoa(s.year)
+	r := s.doRaw(t, http.MethodGet, path, c)
+	s.checkResponse(t, "GET", path, r, tooMany, false)
+	wait := time.Duration(s.retryAfter(t, r)) * time.Second
+	if s.target.ExactRetryAfter {
+		// The server counted from a moment between sending and receiving the 429;
+		// counting from the sending is never later than its "one second earlier".
+		time.Sleep(time.Until(r.sent.Add(wait - time.Second)))
+		early := s.doRaw(t, http.MethodGet, path, c)
+		s.checkResponse(t, "GET one second before Retry-After", path, early, tooMany, false)
+	}
+	time.Sleep(time.Until(r.at.Add(wait)))
+	late := s.doRaw(t, http.MethodGet, path, c)
+	s.checkResponse(t, "GET after Retry-After", path, late, s.matrixExpect(15, 5, s.year), false)
 }
 
 // doRaw sends a request as client, outside the suite's shared-bucket budget: the
@@ -777,13 +825,12 @@ func (s *suite) doRaw(t *testing.T, method, raw, client string) response {
 	return s.send(t, method, raw, nil, client)
 }
 
-// checkBody checks the §5 fields of a 200 body.
+// checkBody checks the §5 fields of a 200 body of the given kind.
 func (s *suite) checkBody(t *testing.T, what string, body []byte, want expect) {
 	t.Helper()
 	if !bytes.HasSuffix(body, []byte("}\n")) && !bytes.HasSuffix(body, []byte("]\n")) {
 		t.Errorf("%s: body does not end with one newline", what)
 	}
-	site := s.m.SiteURL
 	switch want.kind {
 	case kindIndex:
 		var v map[string]any
@@ -798,103 +845,123 @@ func (s *suite) checkBody(t *testing.T, what string, body []byte, want expect) {
 			t.Errorf("%s: openapi %q, want 3.1.x (%v)", what, v.OpenAPI, err)
 		}
 	case kindList:
-		var items []map[string]any
-		if err := json.Unmarshal(body, &items); err != nil {
-			t.Fatalf("%s: list: %v", what, err)
-		}
-		if len(items) != len(s.m.Edge.ValidNumbers) {
-			t.Fatalf("%s: %d items, want %d", what, len(items), len(s.m.Edge.ValidNumbers))
-		}
-		for i, it := range items {
-			n := s.m.Edge.ValidNumbers[i]
-			if it["number"] != float64(n) {
-				t.Errorf("%s: item %d number %v, want %d", what, i, it["number"], n)
-			}
-			for _, k := range []string{"archetype", "tagline", "short_description", "url", "source_url"} {
-				isString(t, what, it, k)
-			}
-			if it["url"] != s.m.APIBase+"/life-path/"+strconv.Itoa(n) {
-				t.Errorf("%s: item %d url %v", what, i, it["url"])
-			}
-		}
-		keysInOrder(t, what+" item", firstElement(t, body), "number", "archetype", "tagline", "short_description", "url", "source_url")
+		s.checkList(t, what, body)
 	case kindLifePath:
-		keysInOrder(t, what, body, "number", "archetype", "tagline", "short_description", "description", "traits",
-			"weaknesses", "career", "love", "advice", "famous_people", "source_url", "suggested_citation", "license",
-			"license_url", "attribution", "attribution_html", "api_version")
-		var v map[string]any
-		if err := json.Unmarshal(body, &v); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		if v["number"] != float64(want.number) {
-			t.Errorf("%s: number %v, want %d", what, v["number"], want.number)
-		}
-		for _, k := range []string{"archetype", "tagline", "short_description", "description", "love", "advice", "suggested_citation", "attribution", "attribution_html"} {
-			isString(t, what, v, k)
-		}
-		for _, k := range []string{"traits", "weaknesses", "career"} {
-			arr, ok := v[k].([]any)
-			if !ok {
-				t.Errorf("%s: %s is %T, want an array of strings", what, k, v[k])
-			}
-			for _, e := range arr {
-				if _, ok := e.(string); !ok {
-					t.Errorf("%s: %s holds %T, want strings", what, k, e)
-				}
-			}
-		}
-		people, ok := v["famous_people"].([]any)
-		if !ok {
-			t.Errorf("%s: famous_people is %T, want an array", what, v["famous_people"])
-		}
-		for _, p := range people {
-			pm, ok := p.(map[string]any)
-			if !ok {
-				t.Errorf("%s: famous_people holds %T", what, p)
-				continue
-			}
-			isString(t, what+" famous_people", pm, "name")
-			isString(t, what+" famous_people", pm, "field")
-		}
-		equal(t, what, v, "source_url", site+"/life-path/"+strconv.Itoa(want.number))
-		s.checkLicence(t, what, v)
+		s.checkLifePath(t, what, body, want)
 	case kindMatrix:
-		keysInOrder(t, what, body, "input", "matrix", "suggested_citation", "source_url", "details_url", "license",
-			"license_url", "attribution", "attribution_html", "api_version")
-		var v map[string]any
-		if err := json.Unmarshal(body, &v); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		d, m, y := want.date[0], want.date[1], want.date[2]
-		in, _ := v["input"].(map[string]any)
-		if in["day"] != float64(d) || in["month"] != float64(m) || in["year"] != float64(y) {
-			t.Errorf("%s: input %v, want %d.%d.%d", what, v["input"], d, m, y)
-		}
-		var raw struct {
-			Matrix json.RawMessage `json:"matrix"`
-		}
-		_ = json.Unmarshal(body, &raw)
-		keysInOrder(t, what+" matrix", raw.Matrix, "personal", "social", "soul", "body", "spirit", "center", "talents",
-			"karma", "money", "relationships", "destiny", "purpose")
-		mx, _ := v["matrix"].(map[string]any)
-		for k, pos := range mx {
-			pm, _ := pos.(map[string]any)
-			a, ok := pm["arcana"].(float64)
-			if !ok || a != float64(int(a)) || a < 1 || a > 22 {
-				t.Errorf("%s: matrix.%s.arcana %v, want an int 1–22", what, k, pm["arcana"])
-			}
-			for _, f := range []string{"name", "keyword", "emoji"} {
-				isString(t, what+" matrix."+k, pm, f)
-			}
-		}
-		cit, _ := v["suggested_citation"].(string)
-		if !strings.Contains(cit, fmt.Sprintf("%02d.%02d.%04d", d, m, y)) {
-			t.Errorf("%s: suggested_citation %q lacks the date", what, cit)
-		}
-		equal(t, what, v, "source_url", site+"/matrix")
-		equal(t, what, v, "details_url", fmt.Sprintf("%s/matrix/details?date=%04d-%02d-%02d", site, y, m, d))
-		s.checkLicence(t, what, v)
+		s.checkMatrix(t, what, body, want)
 	}
+}
+
+// checkList checks the life path list.
+func (s *suite) checkList(t *testing.T, what string, body []byte) {
+	t.Helper()
+	var items []map[string]any
+	if err := json.Unmarshal(body, &items); err != nil {
+		t.Fatalf("%s: list: %v", what, err)
+	}
+	if len(items) != len(s.m.Edge.ValidNumbers) {
+		t.Fatalf("%s: %d items, want %d", what, len(items), len(s.m.Edge.ValidNumbers))
+	}
+	for i, it := range items {
+		n := s.m.Edge.ValidNumbers[i]
+		if it["number"] != float64(n) {
+			t.Errorf("%s: item %d number %v, want %d", what, i, it["number"], n)
+		}
+		for _, k := range []string{"archetype", "tagline", "short_description", "url", "source_url"} {
+			isString(t, what, it, k)
+		}
+		if it["url"] != s.m.APIBase+"/life-path/"+strconv.Itoa(n) {
+			t.Errorf("%s: item %d url %v", what, i, it["url"])
+		}
+	}
+	keysInOrder(t, what+" item", firstElement(t, body), "number", "archetype", "tagline", "short_description", "url", "source_url")
+}
+
+// checkLifePath checks a life path record.
+func (s *suite) checkLifePath(t *testing.T, what string, body []byte, want expect) {
+	t.Helper()
+	site := s.m.SiteURL
+	keysInOrder(t, what, body, "number", "archetype", "tagline", "short_description", "description", "traits",
+		"weaknesses", "career", "love", "advice", "famous_people", "source_url", "suggested_citation", "license",
+		"license_url", "attribution", "attribution_html", "api_version")
+	var v map[string]any
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if v["number"] != float64(want.number) {
+		t.Errorf("%s: number %v, want %d", what, v["number"], want.number)
+	}
+	for _, k := range []string{"archetype", "tagline", "short_description", "description", "love", "advice", "suggested_citation", "attribution", "attribution_html"} {
+		isString(t, what, v, k)
+	}
+	for _, k := range []string{"traits", "weaknesses", "career"} {
+		arr, ok := v[k].([]any)
+		if !ok {
+			t.Errorf("%s: %s is %T, want an array of strings", what, k, v[k])
+		}
+		for _, e := range arr {
+			if _, ok := e.(string); !ok {
+				t.Errorf("%s: %s holds %T, want strings", what, k, e)
+			}
+		}
+	}
+	people, ok := v["famous_people"].([]any)
+	if !ok {
+		t.Errorf("%s: famous_people is %T, want an array", what, v["famous_people"])
+	}
+	for _, p := range people {
+		pm, ok := p.(map[string]any)
+		if !ok {
+			t.Errorf("%s: famous_people holds %T", what, p)
+			continue
+		}
+		isString(t, what+" famous_people", pm, "name")
+		isString(t, what+" famous_people", pm, "field")
+	}
+	equal(t, what, v, "source_url", site+"/life-path/"+strconv.Itoa(want.number))
+	s.checkLicence(t, what, v)
+}
+
+// checkMatrix checks a matrix record.
+func (s *suite) checkMatrix(t *testing.T, what string, body []byte, want expect) {
+	t.Helper()
+	site := s.m.SiteURL
+	keysInOrder(t, what, body, "input", "matrix", "suggested_citation", "source_url", "details_url", "license",
+		"license_url", "attribution", "attribution_html", "api_version")
+	var v map[string]any
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	d, m, y := want.date[0], want.date[1], want.date[2]
+	in, _ := v["input"].(map[string]any)
+	if in["day"] != float64(d) || in["month"] != float64(m) || in["year"] != float64(y) {
+		t.Errorf("%s: input %v, want %d.%d.%d", what, v["input"], d, m, y)
+	}
+	var raw struct {
+		Matrix json.RawMessage `json:"matrix"`
+	}
+	_ = json.Unmarshal(body, &raw)
+	keysInOrder(t, what+" matrix", raw.Matrix, "personal", "social", "soul", "body", "spirit", "center", "talents",
+		"karma", "money", "relationships", "destiny", "purpose")
+	mx, _ := v["matrix"].(map[string]any)
+	for k, pos := range mx {
+		pm, _ := pos.(map[string]any)
+		a, ok := pm["arcana"].(float64)
+		if !ok || a != float64(int(a)) || a < 1 || a > 22 {
+			t.Errorf("%s: matrix.%s.arcana %v, want an int 1–22", what, k, pm["arcana"])
+		}
+		for _, f := range []string{"name", "keyword", "emoji"} {
+			isString(t, what+" matrix."+k, pm, f)
+		}
+	}
+	cit, _ := v["suggested_citation"].(string)
+	if !strings.Contains(cit, fmt.Sprintf("%02d.%02d.%04d", d, m, y)) {
+		t.Errorf("%s: suggested_citation %q lacks the date", what, cit)
+	}
+	equal(t, what, v, "source_url", site+"/matrix")
+	equal(t, what, v, "details_url", fmt.Sprintf("%s/matrix/details?date=%04d-%02d-%02d", site, y, m, d))
+	s.checkLicence(t, what, v)
 }
 
 func (s *suite) checkLicence(t *testing.T, what string, v map[string]any) {
