@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Benchmarks `numerology serve` against nginx serving the same full tree with the same
 # headers (scripts/bench/nginx/nginx.conf.in), with wrk on loopback and the same request mix
-# (scripts/bench/nginx/mix.lua: 90% valid matrix dates, 5% life path, 5% invalid). The rate limit is
-# off on both sides. Prints requests/s and p99 latency of both, their ratios and the
-# server's peak RSS.
+# (scripts/bench/nginx/mix.lua: 90% valid matrix dates, 5% life path, 5% invalid, each
+# from a fresh client). The matrix route's rate limit is on for both, as deployed: 60 per
+# minute per client, keyed by X-Forwarded-For (serve --trust-header X-Forwarded-For, nginx
+# limit_req on $http_x_forwarded_for). Prints requests/s and p99 latency of both, their
+# ratios, and both servers' peak RSS.
 #
 # Usage: scripts/bench-serve.sh [bin/numerology]
 # Environment: TREE (a full tree to reuse instead of generating one), DURATION (6s per round), WARMUP (8s, once per server), ROUNDS (6), SERVE_FLAGS (extra serve flags, e.g. --cache-mb 0), THREADS (2), CONNECTIONS (64), SERVE_PORT (18181), NGINX_PORT (18182).
@@ -57,7 +59,7 @@ wait_port() {
 	return 1
 }
 
-"$BIN" serve --dir "$tmp/out" --addr "127.0.0.1:$SERVE_PORT" --rate-limit 0 ${SERVE_FLAGS:-} >"$tmp/serve.log" 2>&1 &
+"$BIN" serve --dir "$tmp/out" --addr "127.0.0.1:$SERVE_PORT" --trust-header X-Forwarded-For ${SERVE_FLAGS:-} >"$tmp/serve.log" 2>&1 &
 serve_pid=$!
 wait_port "$SERVE_PORT"
 
@@ -68,10 +70,19 @@ wait_port "$NGINX_PORT"
 
 # Both must answer the same statuses for the same paths before they are compared.
 for p in /api/public/matrix/05/1/2000 /api/public/matrix/30/2/2000 /api/public/life-path/11 /api/public/life-path/10 /api/public/nope; do
-	a=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$SERVE_PORT$p")
-	b=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$NGINX_PORT$p")
+	a=$(curl -s -o /dev/null -w '%{http_code}' -H 'X-Forwarded-For: 192.0.2.1' "http://127.0.0.1:$SERVE_PORT$p")
+	b=$(curl -s -o /dev/null -w '%{http_code}' -H 'X-Forwarded-For: 192.0.2.1' "http://127.0.0.1:$NGINX_PORT$p")
 	if [ "$a" != "$b" ]; then
 		echo "bench-serve: $p: serve answers $a, nginx $b" >&2
+		exit 1
+	fi
+done
+# Both limit one client to 60 matrix requests a minute: of 70 quick requests, 60 are
+# admitted (nginx's leaky bucket may let one or two more through as it drains, one a second).
+for port in "$SERVE_PORT" "$NGINX_PORT"; do
+	ok=$(for _ in $(seq 70); do curl -s -o /dev/null -w '%{http_code}\n' -H 'X-Forwarded-For: 192.0.2.2' "http://127.0.0.1:$port/api/public/matrix/1/1/2000"; done | grep -c '^200$' || true)
+	if [ "$ok" -lt 60 ] || [ "$ok" -gt 62 ]; then
+		echo "bench-serve: port $port: $ok of 70 matrix requests of one client admitted, want 60 (the limit is not on)" >&2
 		exit 1
 	fi
 done
@@ -102,8 +113,13 @@ for round in $(seq "$ROUNDS"); do
 	sp=$((sp + $(field p99_us "$s"))) np=$((np + $(field p99_us "$n")))
 done
 rss_kb=$(awk '/VmHWM/ {print $2}' "/proc/$serve_pid/status")
-awk -v sr="$sr" -v nr="$nr" -v sp="$sp" -v np="$np" -v k="$ROUNDS" -v rss="$rss_kb" 'BEGIN {
+# nginx: the master and its workers, each process's peak resident set, summed.
+nginx_kb=0
+for p in $nginx_pid $(pgrep -P "$nginx_pid"); do
+	nginx_kb=$((nginx_kb + $(awk '/VmHWM/ {print $2}' "/proc/$p/status")))
+done
+awk -v sr="$sr" -v nr="$nr" -v sp="$sp" -v np="$np" -v k="$ROUNDS" -v rss="$rss_kb" -v nrss="$nginx_kb" 'BEGIN {
 	printf "serve/nginx requests/s: %.2fx (mean %d vs %d)\n", sr / nr, sr / k, nr / k
 	printf "serve/nginx p99 latency: %.2fx (mean %.2f ms vs %.2f ms; below 1 is better)\n", sp / np, sp / k / 1000, np / k / 1000
-	printf "serve peak RSS: %.0f MB (VmHWM)\n", rss / 1024
+	printf "peak RSS: serve %.0f MB, nginx %.0f MB (VmHWM; nginx summed over its processes)\n", rss / 1024, nrss / 1024
 }'

@@ -1,5 +1,7 @@
 -- wrk script of `make bench-serve`: 90% valid matrix dates, 5% life path records, 5%
--- invalid dates, drawn at random; prints one RESULT line for scripts/bench-serve.sh.
+-- invalid dates, drawn at random, each from a client never seen before (X-Forwarded-For,
+-- which both servers trust), so that the rate limiters' client tables churn as under real
+-- traffic; prints one RESULT line for scripts/bench-serve.sh.
 local days = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}
 local numbers = {1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 22, 33}
 
@@ -11,8 +13,16 @@ function setup(thread)
   thread:set("id", counter)
 end
 
+local sent = 0
 function init(args)
   math.randomseed(1000 + (id or 0))
+end
+
+-- client returns a fresh address: 10.0.0.0/8 split between the threads.
+local function client()
+  sent = sent + 1
+  local n = ((id or 1) - 1) * 4194304 + sent % 4194304
+  return string.format("10.%d.%d.%d", math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256)
 end
 
 function request()
@@ -36,7 +46,7 @@ function request()
       path = "/api/public/matrix/x/" .. math.random(12) .. "/2000"
     end
   end
-  return wrk.format("GET", path)
+  return wrk.format("GET", path, {["X-Forwarded-For"] = client()})
 end
 
 function done(summary, latency, requests)
