@@ -37,7 +37,10 @@ files, with manifest.json (route table, header sets, sha256 and size of every fi
 api/public/edge.json and _headers.
 
 The tree is written into a temporary sibling directory and swapped in only when it is
-complete: a failed or interrupted run leaves the previous tree as it was.`,
+complete: a failed or interrupted run leaves the previous tree as it was, and the next run
+removes what a killed one left. --out is replaced only when it is empty or a tree generate
+made (its manifest.json is this program's and lists everything in it); anything else is
+refused with the reason (exit 5). A running numerology serve follows the swap.`,
 		Example: `  numerology generate
   numerology generate --out /srv/api --site-url https://numerology.example.org
   numerology generate --from 1990 --to 1999          # a small tree for tests
