@@ -1,10 +1,17 @@
 package main
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestGenerateRefusesForeignTree runs the issue's case: a browser extension folder with
@@ -75,5 +82,58 @@ func TestMaxConnsFor(t *testing.T) {
 				t.Errorf("maxConnsFor(%d, %d) = %d, want %d", tt.flag, tt.files, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestServeFollowsGenerate runs serve and then generate into the served directory with
+// another site URL, as an operator would: serve must answer the new tree's records without
+// a restart, with the ETag of each body, and log the reload. Before, it kept answering the
+// old manifest's ETags (and sizes) until restarted.
+func TestServeFollowsGenerate(t *testing.T) {
+	tree := filepath.Join(t.TempDir(), "out")
+	if code, _, stderr := run(t, "generate", "--years", "2000", "--out", tree); code != 0 {
+		t.Fatalf("generate: exit %d: %s", code, stderr)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- Main(ctx, []string{"serve", "--dir", tree, "--addr", "127.0.0.1:0"}, &stdout, &stderr) }()
+	defer func() { cancel(); <-done }()
+	addrRE := regexp.MustCompile(`http://(127\.0\.0\.1:\d+)/`)
+	var addr string
+	for i := 0; i < 200 && addr == ""; i++ {
+		if m := addrRE.FindStringSubmatch(stdout.String()); m != nil {
+			addr = m[1]
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if addr == "" {
+		t.Fatalf("serve did not report its address; stderr %q", stderr.String())
+	}
+	url := "http://" + addr + "/api/public/life-path/7"
+	if code, _, errOut := run(t, "generate", "--years", "2000", "--site-url", "https://elsewhere.example/data", "--out", tree); code != 0 {
+		t.Fatalf("regenerate: exit %d: %s", code, errOut)
+	}
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		sum := sha256.Sum256(body)
+		if etag := `"` + hex.EncodeToString(sum[:]) + `"`; resp.StatusCode != 200 || resp.Header.Get("ETag") != etag {
+			t.Fatalf("status %d, ETag %s, body's sha256 %s", resp.StatusCode, resp.Header.Get("ETag"), etag)
+		}
+		if strings.Contains(string(body), "https://elsewhere.example/data/life-path/7") {
+			break
+		}
+		if time.Since(start) > 10*time.Second {
+			t.Fatalf("after 10 s serve still answers the old tree: %.200s", body)
+		}
+	}
+	if !strings.Contains(stderr.String(), "tree reloaded") {
+		t.Errorf("stderr does not log the reload: %q", stderr.String())
 	}
 }
