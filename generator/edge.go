@@ -132,8 +132,9 @@ func (s *Site) EdgeConfig() (manifest.EdgeConfig, error) {
 			PathPrefix:    manifest.APIPrefix + "/matrix",
 			IPv6Prefix:    64,
 		},
-		Headers: Headers(),
-		Errors:  map[string]manifest.ErrorResponse{},
+		Headers:      Headers(),
+		Errors:       map[string]manifest.ErrorResponse{},
+		MatrixMonths: manifest.MatrixMonthsPattern,
 	}
 	for _, e := range s.errorSpecs() {
 		b, err := Encode(e.body)

@@ -122,7 +122,7 @@ func Generate(ctx context.Context, opts Options) (Summary, error) {
 		workers = 2 * runtime.GOMAXPROCS(0)
 	}
 	g := &gen{site: opts.Site, w: newTreeWriter(tmp), years: years, workers: workers}
-	total := rules.DatesInYears(years) + extraFiles
+	total := rules.DatesInYears(years) + 12*len(years) + extraFiles
 	stopProgress := g.reportProgress(opts.OnProgress, total)
 	err = g.run(ctx)
 	stopProgress()
@@ -218,6 +218,7 @@ func (g *gen) run(ctx context.Context) error {
 		g.writeLifePaths,
 		g.writeIndex,
 		g.writeMatrix,
+		g.writeAssetsIgnore,
 		func(ctx context.Context) error { return writePages(ctx, g.site, g.w.Write) },
 	}
 	for _, step := range steps {
@@ -260,32 +261,22 @@ func (g *gen) writeIndex(context.Context) error {
 	return g.w.WriteJSON(manifest.IndexFile, g.site.APIIndex())
 }
 
-// writeMatrix renders the matrix records on g.workers goroutines. Work is split by
-// directory (one day/month pair per task), so no two goroutines create files in the same
-// directory at once: parallel creates in one directory contend on its lock.
+// writeMatrix renders the matrix records on g.workers goroutines, one month a task: the
+// per-date files of that month (days 1–31, every year) and its packed month files. A task
+// owns the directories matrix/{d}/{m} of its month, so no two goroutines create files in
+// the same directory at once (parallel creates in one directory contend on its lock), and
+// each record is encoded once, into its packed month file, and written from there.
 func (g *gen) writeMatrix(ctx context.Context) error {
-	type dayMonth struct{ d, m int }
-	var tasks []dayMonth
-	for d := 1; d <= 31; d++ {
-		for m := 1; m <= 12; m++ {
-			for _, y := range g.years {
-				if rules.ValidDate(d, m, y) {
-					tasks = append(tasks, dayMonth{d, m})
-					break
-				}
-			}
-		}
-	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	next := make(chan dayMonth)
+	next := make(chan int)
 	var wg sync.WaitGroup
-	for range g.workers {
+	for range min(g.workers, 12) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for t := range next {
-				if err := g.writeDayMonth(ctx, t.d, t.m); err != nil {
+			for m := range next {
+				if err := g.writeMonth(ctx, m); err != nil {
 					cancel(err)
 					return
 				}
@@ -293,9 +284,9 @@ func (g *gen) writeMatrix(ctx context.Context) error {
 		}()
 	}
 feed:
-	for _, t := range tasks {
+	for m := 1; m <= 12; m++ {
 		select {
-		case next <- t:
+		case next <- m:
 		case <-ctx.Done():
 			break feed
 		}
@@ -305,33 +296,81 @@ feed:
 	return context.Cause(ctx)
 }
 
-// writeDayMonth writes the records of one day and month across all years.
-func (g *gen) writeDayMonth(ctx context.Context, d, m int) error {
-	if err := ctx.Err(); err != nil {
-		return err
+// writeMonth writes the records of one month across all years: the per-date files and,
+// per year, the packed month file that holds the same bytes, day after day.
+func (g *gen) writeMonth(ctx context.Context, m int) error {
+	packed := make([][]byte, len(g.years)) // per year: the month's records so far
+	for i := range packed {
+		packed[i] = make([]byte, 0, 64<<10) // 31 records of ~1.5 KB
 	}
-	rel := "api/public/matrix/" + strconv.Itoa(d) + "/" + strconv.Itoa(m)
-	if err := g.w.Mkdir(rel); err != nil {
-		return err
+	for d := 1; d <= 31; d++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := g.writeDayMonth(d, m, packed); err != nil {
+			return err
+		}
 	}
-	dw, err := openDirWriter(g.w.root, rel)
-	if err != nil {
-		return err
+	for i, y := range g.years {
+		if len(packed[i]) == 0 {
+			continue
+		}
+		if err := g.w.Write(manifest.MatrixMonthFile(y, m), packed[i]); err != nil {
+			return err
+		}
 	}
-	defer dw.close()
-	var buf []byte
-	for _, y := range g.years {
+	return nil
+}
+
+// writeDayMonth writes the records of one day and month across all years, appending each
+// to its year's packed month.
+func (g *gen) writeDayMonth(d, m int, packed [][]byte) error {
+	rel := ""
+	var dw *dirWriter
+	for i, y := range g.years {
 		if !rules.ValidDate(d, m, y) {
 			continue
 		}
-		buf = g.enc.Append(buf[:0], d, m, y)
+		if dw == nil {
+			rel = "api/public/matrix/" + strconv.Itoa(d) + "/" + strconv.Itoa(m)
+			if err := g.w.Mkdir(rel); err != nil {
+				return err
+			}
+			var err error
+			if dw, err = openDirWriter(g.w.root, rel); err != nil {
+				return err
+			}
+			defer dw.close()
+		}
+		start := len(packed[i])
+		packed[i] = g.enc.Append(packed[i], d, m, y)
+		rec := packed[i][start:]
 		name := strconv.Itoa(y) + ".json"
-		if err := dw.create(name, buf); err != nil {
+		if err := dw.create(name, rec); err != nil {
 			return err
 		}
-		g.w.record(rel+"/"+name, buf)
+		g.w.record(rel+"/"+name, rec)
 	}
 	return nil
+}
+
+// AssetsIgnore is the content of .assetsignore: in gitignore syntax, the files of the tree
+// that the worker never reads, so Workers static assets need not hold them. wrangler (and
+// numerology deploy) always leave out .assetsignore, _headers and _redirects themselves.
+func AssetsIgnore() []byte {
+	return []byte(`# Generated by numerology generate: files Workers static assets need not hold
+# (gitignore syntax; wrangler deploy and numerology deploy both read this file).
+# The worker answers /matrix/{day}/{month}/{year} from the packed month files in
+# /` + manifest.MatrixMonthsDir + `/, so the 73,414 per-date files stay out of the upload;
+# they are still in the tree for numerology serve and plain static hosts.
+/api/public/matrix/
+# Error bodies: the worker takes them from /` + manifest.EdgeFile + `.
+/` + manifest.ErrorsDir + `/
+`)
+}
+
+func (g *gen) writeAssetsIgnore(context.Context) error {
+	return g.w.Write(manifest.AssetsIgnoreFile, AssetsIgnore())
 }
 
 // writeManifest writes manifest.json, which lists every other file.

@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -99,12 +100,14 @@ func (v *verifier) checkRoutes() {
 	for _, e := range v.m.Edge.Errors {
 		need = append(need, e.File)
 	}
+	need = append(need, manifest.AssetsIgnoreFile)
 	for _, y := range v.m.Years {
 		if y < rules.FirstYear || y > rules.LastYear {
 			v.add(ProblemInvalid, manifest.FileName, "year %d is outside %d–%d", y, rules.FirstYear, rules.LastYear)
 			continue
 		}
 		for mo := 1; mo <= 12; mo++ {
+			need = append(need, manifest.MatrixMonthFile(y, mo))
 			for d := 1; d <= rules.DaysIn(mo, y); d++ {
 				need = append(need, manifest.MatrixFile(d, mo, y))
 			}
@@ -187,6 +190,13 @@ func (v *verifier) checkFile(f *manifest.File) {
 	sum := sha256.Sum256(b)
 	if got := hex.EncodeToString(sum[:]); int64(len(b)) != f.Size || got != f.SHA256 {
 		v.add(ProblemCorrupt, f.Path, "size %d sha256 %.12s…, manifest says size %d sha256 %.12s…", len(b), got, f.Size, f.SHA256)
+		if strings.HasPrefix(f.Path, manifest.MatrixMonthsDir+"/") {
+			v.checkMonth(f.Path, b) // name the dates whose records changed
+		}
+		return
+	}
+	if strings.HasPrefix(f.Path, manifest.MatrixMonthsDir+"/") {
+		v.checkMonth(f.Path, b)
 		return
 	}
 	if !strings.HasSuffix(f.Path, ".json") {
@@ -205,31 +215,84 @@ func (v *verifier) checkFile(f *manifest.File) {
 // arcana the rule gives.
 func (v *verifier) checkMatrix(p string, b []byte) {
 	parts := strings.Split(strings.TrimSuffix(strings.TrimPrefix(p, "api/public/matrix/"), ".json"), "/")
-	var date [3]int
-	ok := len(parts) == 3
-	for i := 0; ok && i < 3; i++ {
-		n, err := strconv.Atoi(parts[i])
-		ok = err == nil && strconv.Itoa(n) == parts[i]
-		date[i] = n
-	}
+	date, ok := canonicalInts(parts)
 	if !ok || !rules.ValidDate(date[0], date[1], date[2]) {
 		v.add(ProblemInvalid, p, "not the path of a valid date")
 		return
 	}
-	var r MatrixRecord
-	if err := json.Unmarshal(b, &r); err != nil {
-		v.add(ProblemInvalid, p, "not a matrix record: %v", err)
+	if detail := checkRecord(b, date[0], date[1], date[2]); detail != "" {
+		v.add(ProblemInvalid, p, "%s", detail)
+	}
+}
+
+// checkMonth checks a packed month file: one line per day of the month, each line byte for
+// byte the record of that date. A line equal to the per-date file the manifest lists
+// shares its checks; a line without one is checked against the rule itself.
+func (v *verifier) checkMonth(p string, b []byte) {
+	parts := strings.Split(strings.TrimSuffix(strings.TrimPrefix(p, manifest.MatrixMonthsDir+"/"), ".jsonl"), "/")
+	ym, ok := canonicalInts(parts)
+	if !ok || len(parts) != 2 || !strings.HasSuffix(p, ".jsonl") || !rules.ValidDate(1, ym[1], ym[0]) {
+		v.add(ProblemInvalid, p, "not the path of a packed month file (%s)", manifest.MatrixMonthsPattern)
 		return
 	}
-	if r.Input != (MatrixInput{date[0], date[1], date[2]}) {
-		v.add(ProblemInvalid, p, "input is %d.%d.%d, the path says %d.%d.%d", r.Input.Day, r.Input.Month, r.Input.Year, date[0], date[1], date[2])
-		return
+	y, m := ym[0], ym[1]
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	if last := lines[len(lines)-1]; len(last) == 0 {
+		lines = lines[:len(lines)-1]
 	}
-	want := rules.ComputeMatrix(date[0], date[1], date[2])
-	for pos, c := range r.Matrix.Cells() {
-		if c.Arcana != want[pos] {
-			v.add(ProblemInvalid, p, "%s is arcana %d, the rule gives %d", rules.Position(pos).Key(), c.Arcana, want[pos])
-			return
+	if days := rules.DaysIn(m, y); len(lines) != days {
+		v.add(ProblemInvalid, p, "holds %d records, %d.%d has %d days", len(lines), m, y, days)
+	}
+	for i, rec := range lines[:min(len(lines), rules.DaysIn(m, y))] {
+		d := i + 1
+		date := fmt.Sprintf("%02d.%02d.%04d", d, m, y)
+		if f := v.index[manifest.MatrixFile(d, m, y)]; f != nil {
+			if sum := sha256.Sum256(rec); hex.EncodeToString(sum[:]) != f.SHA256 {
+				v.add(ProblemInvalid, p, "line %d, %s: the record differs from %s", d, date, f.Path)
+			}
+			continue
+		}
+		if detail := checkRecord(rec, d, m, y); detail != "" {
+			v.add(ProblemInvalid, p, "line %d, %s: %s", d, date, detail)
 		}
 	}
+}
+
+// canonicalInts parses path segments written as canonical decimal numbers (no sign, no
+// leading zeros); it handles up to three.
+func canonicalInts(parts []string) ([3]int, bool) {
+	var out [3]int
+	if len(parts) == 0 || len(parts) > 3 {
+		return out, false
+	}
+	for i, s := range parts {
+		n, err := strconv.Atoi(s)
+		if err != nil || strconv.Itoa(n) != s {
+			return out, false
+		}
+		out[i] = n
+	}
+	return out, true
+}
+
+// checkRecord checks that b is the matrix record of d.m.y, one line of JSON holding the
+// arcana the rule gives; it returns what is wrong, or "".
+func checkRecord(b []byte, d, m, y int) string {
+	if !bytes.HasSuffix(b, []byte("\n")) || bytes.IndexByte(b, '\n') != len(b)-1 {
+		return "not one line ending in a newline"
+	}
+	var r MatrixRecord
+	if err := json.Unmarshal(b, &r); err != nil {
+		return fmt.Sprintf("not a matrix record: %v", err)
+	}
+	if r.Input != (MatrixInput{d, m, y}) {
+		return fmt.Sprintf("input is %d.%d.%d, the path says %d.%d.%d", r.Input.Day, r.Input.Month, r.Input.Year, d, m, y)
+	}
+	want := rules.ComputeMatrix(d, m, y)
+	for pos, c := range r.Matrix.Cells() {
+		if c.Arcana != want[pos] {
+			return fmt.Sprintf("%s is arcana %d, the rule gives %d", rules.Position(pos).Key(), c.Arcana, want[pos])
+		}
+	}
+	return ""
 }

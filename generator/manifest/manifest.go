@@ -25,7 +25,17 @@ const (
 	ErrorsDir    = "api/public/errors"
 	DownloadsDir = "downloads"
 	NotFoundPage = "404.html" // served with status 404 for unknown non-API paths, when present
+	// MatrixMonthsDir holds the packed month files: the matrix records of one year and
+	// month, byte for byte, one per line (docs/design.md §10). The worker reads only these.
+	MatrixMonthsDir = "api/public/matrix-months"
+	// AssetsIgnoreFile lists, in gitignore syntax, the files Workers static assets need not
+	// hold (wrangler's convention; numerology deploy reads it too).
+	AssetsIgnoreFile = ".assetsignore"
 )
+
+// MatrixMonthsPattern is where the packed month file of a year and month lives, with
+// canonical numbers: EdgeConfig.MatrixMonths.
+const MatrixMonthsPattern = MatrixMonthsDir + "/{year}/{month}.jsonl"
 
 // APIPrefix is the URL path prefix of every API route.
 const APIPrefix = "/api/public"
@@ -127,6 +137,9 @@ type EdgeConfig struct {
 	Headers      Headers   `json:"headers"`
 	// Errors maps an error key (ErrInvalidDate, …) to its prebuilt response.
 	Errors map[string]ErrorResponse `json:"errors"`
+	// MatrixMonths is MatrixMonthsPattern: where the worker finds a matrix record (line
+	// {day} of that file) instead of the per-date file.
+	MatrixMonths string `json:"matrix_months"`
 }
 
 // Route is one row of the route table of §3.
@@ -171,6 +184,11 @@ func LifePathFile(n int) string { return "api/public/life-path/" + strconv.Itoa(
 // MatrixFile is the tree path of the matrix record of a canonical date.
 func MatrixFile(day, month, year int) string {
 	return "api/public/matrix/" + strconv.Itoa(day) + "/" + strconv.Itoa(month) + "/" + strconv.Itoa(year) + ".json"
+}
+
+// MatrixMonthFile is the tree path of the packed month file of a year and month.
+func MatrixMonthFile(year, month int) string {
+	return MatrixMonthsDir + "/" + strconv.Itoa(year) + "/" + strconv.Itoa(month) + ".jsonl"
 }
 
 // ErrNoManifest is returned by Load when the directory holds no manifest.

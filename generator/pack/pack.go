@@ -192,10 +192,12 @@ func Pack(ctx context.Context, opts Options) (*Result, error) {
 }
 
 // IsPacked reports whether a tree file belongs in the archives: the API's public JSON,
-// without the edge configuration (api/public/edge.json is internal wiring for the
-// worker, not data; it is not served as an API route).
+// without the edge configuration and the packed month files (api/public/edge.json and
+// api/public/matrix-months/ are the worker's wiring, not data: the month files repeat the
+// per-date records byte for byte, and neither is served as an API route).
 func IsPacked(treePath string) bool {
-	return strings.HasPrefix(treePath, "api/public/") && treePath != manifest.EdgeFile
+	return strings.HasPrefix(treePath, "api/public/") && treePath != manifest.EdgeFile &&
+		!strings.HasPrefix(treePath, manifest.MatrixMonthsDir+"/")
 }
 
 // compressor returns a zip payload compressor bound to fw (nil: a new one).

@@ -1,0 +1,173 @@
+package generator
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/generator/rules"
+)
+
+// TestPackedMonths: every packed month file is its per-date files concatenated in day
+// order, byte for byte, and the manifest lists it with its size and sha256.
+func TestPackedMonths(t *testing.T) {
+	out := generate(t, t.TempDir(), 1900, 2000)
+	m, err := manifest.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Edge.MatrixMonths != manifest.MatrixMonthsPattern {
+		t.Errorf("edge matrix_months = %q, want %q", m.Edge.MatrixMonths, manifest.MatrixMonthsPattern)
+	}
+	idx := m.Index()
+	packed := 0
+	for _, y := range m.Years {
+		for mo := 1; mo <= 12; mo++ {
+			rel := manifest.MatrixMonthFile(y, mo)
+			got, err := os.ReadFile(filepath.Join(out, rel))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []byte
+			for d := 1; d <= rules.DaysIn(mo, y); d++ {
+				b, err := os.ReadFile(filepath.Join(out, manifest.MatrixFile(d, mo, y)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, b...)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s is not the per-date files of %d.%d concatenated", rel, mo, y)
+			}
+			if n := bytes.Count(got, []byte("\n")); n != rules.DaysIn(mo, y) {
+				t.Errorf("%s has %d lines, want %d", rel, n, rules.DaysIn(mo, y))
+			}
+			sum := sha256.Sum256(got)
+			if f := idx[rel]; f == nil || f.Size != int64(len(got)) || f.SHA256 != hex.EncodeToString(sum[:]) {
+				t.Errorf("manifest entry of %s = %+v, want size %d sha256 %x", rel, f, len(got), sum)
+			}
+			packed++
+		}
+	}
+	if packed != 24 {
+		t.Errorf("%d packed files, want 24", packed)
+	}
+	ignore, err := os.ReadFile(filepath.Join(out, manifest.AssetsIgnoreFile))
+	if err != nil || !bytes.Equal(ignore, AssetsIgnore()) || idx[manifest.AssetsIgnoreFile] == nil {
+		t.Errorf("%s = %q (%v), listed %v; want AssetsIgnore()", manifest.AssetsIgnoreFile, ignore, err, idx[manifest.AssetsIgnoreFile] != nil)
+	}
+}
+
+// TestVerifyNamesThePackedDate: a packed record with one changed byte is reported naming
+// the file and the date, whether or not the manifest was rewritten to match.
+func TestVerifyNamesThePackedDate(t *testing.T) {
+	const d, mo, y = 15, 5, 2000
+	rel := manifest.MatrixMonthFile(y, mo)
+	tests := []struct {
+		name   string
+		resign bool   // rewrite the manifest's entry so only the record check can notice
+		damage string // what to do to the file: "byte" or "drop-line"
+		want   []VerifyProblem
+	}{
+		{"one byte, manifest as generated", false, "byte", []VerifyProblem{
+			{Kind: ProblemCorrupt, Path: rel},
+			{Kind: ProblemInvalid, Path: rel, Detail: "line 15, 15.05.2000: the record differs from api/public/matrix/15/5/2000.json"},
+		}},
+		{"one byte, manifest re-signed", true, "byte", []VerifyProblem{
+			{Kind: ProblemInvalid, Path: rel, Detail: "line 15, 15.05.2000: the record differs from api/public/matrix/15/5/2000.json"},
+		}},
+		{"the last day left out, manifest re-signed", true, "drop-last", []VerifyProblem{
+			{Kind: ProblemInvalid, Path: rel, Detail: "holds 30 records, 5.2000 has 31 days"},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := generate(t, t.TempDir(), y)
+			p := filepath.Join(out, rel)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := bytes.SplitAfter(b, []byte("\n"))
+			switch tt.damage {
+			case "byte":
+				i := bytes.Index(lines[d-1], []byte(`"arcana":`)) + len(`"arcana":`)
+				lines[d-1][i] ^= 1 // a digit of the first arcana: still JSON, another number
+			case "drop-last":
+				lines = lines[:len(lines)-2] // SplitAfter leaves an empty last element
+			}
+			bad := bytes.Join(lines, nil)
+			if err := os.WriteFile(p, bad, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if tt.resign {
+				resign(t, out, rel, bad)
+			}
+			res, err := Verify(context.Background(), out, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Problems) != len(tt.want) {
+				t.Fatalf("problems = %v, want %v", res.Problems, tt.want)
+			}
+			for i, w := range tt.want {
+				g := res.Problems[i]
+				if g.Kind != w.Kind || g.Path != w.Path || (w.Detail != "" && g.Detail != w.Detail) {
+					t.Errorf("problem %d = %v, want %v", i, g, w)
+				}
+			}
+		})
+	}
+}
+
+// resign rewrites the manifest entry of rel for the content b.
+func resign(t *testing.T, out, rel string, b []byte) {
+	t.Helper()
+	m, err := manifest.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newTreeWriter(out)
+	for _, f := range m.Files {
+		if f.Path == rel {
+			w.record(rel, b)
+		} else {
+			w.files = append(w.files, f)
+		}
+	}
+	m.Files = w.Files()
+	mb, err := Encode(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, manifest.FileName), mb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAssetsIgnoreKeepsWhatTheWorkerReads: the ignore list names the per-date matrix
+// directory and nothing the worker reads.
+func TestAssetsIgnoreKeepsWhatTheWorkerReads(t *testing.T) {
+	s := string(AssetsIgnore())
+	for _, want := range []string{"\n/api/public/matrix/\n"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("AssetsIgnore lacks %q", want)
+		}
+	}
+	for _, line := range strings.Split(s, "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		for _, read := range []string{manifest.EdgeFile, manifest.MatrixMonthFile(2000, 1), manifest.ListFile, manifest.LifePathFile(7), manifest.IndexFile, manifest.OpenAPIFile} {
+			if strings.HasPrefix("/"+read, line) {
+				t.Errorf("pattern %q would leave out %s, which the worker reads", line, read)
+			}
+		}
+	}
+}
