@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Benchmarks the worker (edge/worker/src/index.js):
 #   1. its size: the source as uploaded, and the bundle `wrangler deploy --dry-run` builds;
-#   2. requests/s through `wrangler dev` for valid matrix dates, the worker routing them,
+#   2. its CPU per matrix request, cold and warm, p50/p99, with and without its month
+#      cache: its fetch handler run in Node on a full-range tree (scripts/bench-worker-cpu.mjs);
+#   3. requests/s through `wrangler dev` for valid matrix dates, the worker routing them,
 #      versus the same files fetched as plain static assets from a second `wrangler dev`
 #      with no worker at all: same tree, same concurrency, same duration, one run, the two
 #      targets alternating in short rounds so that the machine's other load weighs on both.
-# Usage: scripts/bench-worker.sh [bin/numerology]   (BENCH_SECONDS, BENCH_CONCURRENCY)
+# Usage: scripts/bench-worker.sh [bin/numerology]
+#   (BENCH_SECONDS, BENCH_CONCURRENCY; BENCH_CPU_ONLY=1 runs 1–2 only; WARM_REQUESTS, COLD_RUNS)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-bin/numerology}
@@ -34,6 +37,15 @@ echo "edge/worker/src/index.js (uploaded as-is): $src bytes, gzip $srcgz bytes (
 npm run --prefix edge/worker --silent deploy -- --dry-run --outdir "$dir/bundle" --assets "$dir/out" >"$dir/dry.log" 2>&1 ||
 	{ cat "$dir/dry.log" >&2; exit 1; }
 echo "wrangler bundle index.js: $(wc -c <"$dir/bundle/index.js") bytes, gzip $(gzip -9c "$dir/bundle/index.js" | wc -c) bytes"
+
+echo "== worker CPU per matrix request (fetch handler in Node, full-range tree)"
+# The full tree goes to tmpfs when there is one: 75,000 files written only to be read.
+full=$(mktemp -d "$([ -d /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/bench-worker.XXXXXX")
+trap 'rm -rf "$full"; cleanup' EXIT
+"$bin" generate --out "$full/out" >/dev/null
+edge/worker/node_modules/.bin/node scripts/bench-worker-cpu.mjs "$full/out" "${WARM_REQUESTS:-20000}" "${COLD_RUNS:-200}"
+rm -rf "$full"
+[ "${BENCH_CPU_ONLY:-}" = 1 ] && exit 0
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 

@@ -146,7 +146,15 @@ func distinctHashes(p *cloudflare.Plan) map[string]bool {
 	return h
 }
 
-// checkLive asserts that the fake's live version serves exactly the tree.
+// notUploaded reports whether a tree file stays out of the live version: _headers (sent as
+// header rules), .assetsignore itself and what the generated .assetsignore lists.
+func notUploaded(rel string) bool {
+	return rel == manifest.HeadersFile || rel == manifest.AssetsIgnoreFile ||
+		strings.HasPrefix(rel, "api/public/matrix/") || strings.HasPrefix(rel, manifest.ErrorsDir+"/")
+}
+
+// checkLive asserts that the fake's live version serves exactly the tree but the files
+// its .assetsignore leaves out.
 func checkLive(t *testing.T, fake *cftest.Server, p *cloudflare.Plan) {
 	t.Helper()
 	site := fake.Site(p.ScriptName)
@@ -157,7 +165,7 @@ func checkLive(t *testing.T, fake *cftest.Server, p *cloudflare.Plan) {
 		}
 		rel, _ := filepath.Rel(p.Dir, path)
 		rel = filepath.ToSlash(rel)
-		if rel == manifest.HeadersFile {
+		if notUploaded(rel) {
 			return nil
 		}
 		want["/"+rel] = path
@@ -167,7 +175,7 @@ func checkLive(t *testing.T, fake *cftest.Server, p *cloudflare.Plan) {
 		t.Fatal(err)
 	}
 	if len(site) != len(want) {
-		t.Errorf("live version has %d files, the tree %d (without _headers)", len(site), len(want))
+		t.Errorf("live version has %d files, the tree %d (without _headers and what .assetsignore lists)", len(site), len(want))
 	}
 	for urlPath, file := range want {
 		b, _ := os.ReadFile(file)
@@ -250,10 +258,16 @@ func TestRedeploy(t *testing.T) {
 	}{
 		{name: "unchanged tree uploads nothing", change: func(*testing.T, string) []string { return nil }},
 		{name: "one changed file uploads it and the manifest", change: func(t *testing.T, dir string) []string {
+			rewrite(t, dir, manifest.MatrixMonthFile(2000, 5), func(b []byte) []byte {
+				return bytes.Replace(b, []byte(`"api_version"`), []byte(`"api_version_changed"`), 1)
+			})
+			return []string{"/" + manifest.MatrixMonthFile(2000, 5), "/" + manifest.FileName}
+		}},
+		{name: "a changed ignored file uploads only the manifest", change: func(t *testing.T, dir string) []string {
 			rewrite(t, dir, manifest.MatrixFile(15, 5, 2000), func(b []byte) []byte {
 				return bytes.Replace(b, []byte(`"api_version"`), []byte(`"api_version_changed"`), 1)
 			})
-			return []string{"/" + manifest.MatrixFile(15, 5, 2000), "/" + manifest.FileName}
+			return []string{"/" + manifest.FileName}
 		}},
 	}
 	for _, tt := range tests {
@@ -625,13 +639,24 @@ func TestPlanAssets(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := newPlan(t, dir, cloudflare.Options{})
-	if len(p.Assets) != len(m.Files) { // minus _headers, plus manifest.json
-		t.Errorf("%d assets for %d manifest files", len(p.Assets), len(m.Files))
+	ignored := 0
+	for _, f := range m.Files {
+		if notUploaded(f.Path) && f.Path != manifest.HeadersFile {
+			ignored++
+		}
+	}
+	if len(p.Assets)+p.Ignored != len(m.Files) || p.Ignored != ignored || !p.IgnoreFile { // minus _headers, plus manifest.json
+		t.Errorf("%d assets and %d ignored (file %v) for %d manifest files, want %d ignored", len(p.Assets), p.Ignored, p.IgnoreFile, len(m.Files), ignored)
 	}
 	for _, a := range p.Assets {
-		if !strings.HasPrefix(a.Path, "/") || len(a.Hash) != 32 || a.Path == "/"+manifest.HeadersFile {
+		if !strings.HasPrefix(a.Path, "/") || len(a.Hash) != 32 || notUploaded(a.File) {
 			t.Errorf("asset %+v", a)
 		}
+	}
+	var out bytes.Buffer
+	p.Write(&out)
+	if want := fmt.Sprintf("  ignored    %d files, ", ignored); !strings.Contains(out.String(), want) {
+		t.Errorf("plan output lacks %q:\n%s", want, out.String())
 	}
 	if a, b := cloudflare.AssetHash(strings.Repeat("ab", 32), "/x.json"), cloudflare.AssetHash(strings.Repeat("ab", 32), "/x.html"); a == b {
 		t.Error("the same content under two extensions shares a hash")

@@ -7,8 +7,10 @@ package cloudflare
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path"
@@ -84,7 +86,13 @@ type Plan struct {
 	Largest    Asset
 	// Headers is the content of the tree's _headers file: Cloudflare takes it as the
 	// assets' header rules (assets.config._headers), not as a file to serve.
-	Headers       string
+	Headers string
+	// Ignored and IgnoredBytes count the tree's files left out by .assetsignore (and
+	// wrangler's defaults: the ignore file itself, _redirects); IgnoreFile says whether the
+	// tree has one.
+	Ignored       int
+	IgnoredBytes  int64
+	IgnoreFile    bool
 	Routes        []string
 	Domains       []string
 	ZoneID        string
@@ -94,8 +102,10 @@ type Plan struct {
 }
 
 // NewPlan computes the plan of deploying the tree in dir, described by m, with the worker w.
-// Every file of the manifest becomes an asset except _headers; manifest.json itself is
-// published too (the dataset's public file list).
+// Every file of the manifest becomes an asset except _headers and what the tree's
+// .assetsignore leaves out, with wrangler's semantics, so that numerology deploy and
+// wrangler deploy upload the same set; manifest.json itself is published too (the
+// dataset's public file list).
 func NewPlan(dir string, m *manifest.Manifest, w *Worker, opts Options) (*Plan, error) {
 	p := &Plan{
 		Dir: dir, Worker: w, ScriptName: w.Name, Routes: opts.Routes, Domains: opts.Domains,
@@ -107,22 +117,29 @@ func NewPlan(dir string, m *manifest.Manifest, w *Worker, opts Options) (*Plan, 
 	if (len(opts.Routes) > 0 || opts.Purge) && opts.ZoneID == "" {
 		return nil, &UsageError{Msg: "--route and --purge need --zone-id"}
 	}
-	for _, f := range m.Files {
-		if f.Path == manifest.HeadersFile {
-			b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path)))
-			if err != nil {
-				return nil, &TreeError{Err: fmt.Errorf("read %s: %w", f.Path, err)}
-			}
-			p.Headers = string(b)
-			continue
-		}
-		p.add(f)
+	ig, err := p.readIgnore()
+	if err != nil {
+		return nil, err
 	}
 	mf, err := fileOf(dir, manifest.FileName)
 	if err != nil {
 		return nil, &TreeError{Err: err}
 	}
-	p.add(mf)
+	for _, f := range append(m.Files, mf) {
+		switch {
+		case f.Path == manifest.HeadersFile:
+			b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path)))
+			if err != nil {
+				return nil, &TreeError{Err: fmt.Errorf("read %s: %w", f.Path, err)}
+			}
+			p.Headers = string(b)
+		case ig.Ignored(f.Path):
+			p.Ignored++
+			p.IgnoredBytes += f.Size
+		default:
+			p.add(f)
+		}
+	}
 	sort.Slice(p.Assets, func(i, j int) bool { return p.Assets[i].Path < p.Assets[j].Path })
 	if opts.Purge {
 		u, err := url.Parse(m.SiteURL)
@@ -133,6 +150,20 @@ func NewPlan(dir string, m *manifest.Manifest, w *Worker, opts Options) (*Plan, 
 		p.PurgePrefixes = []string{base + manifest.APIPrefix + "/", base + "/" + manifest.DownloadsDir + "/"}
 	}
 	return p, nil
+}
+
+// readIgnore reads the tree's .assetsignore; without one only wrangler's defaults apply.
+func (p *Plan) readIgnore() (*Ignore, error) {
+	b, err := os.ReadFile(filepath.Join(p.Dir, AssetsIgnoreFile))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, &TreeError{Err: fmt.Errorf("read %s: %w", AssetsIgnoreFile, err)}
+	}
+	p.IgnoreFile = err == nil
+	ig, err := ParseIgnore(b)
+	if err != nil {
+		return nil, &TreeError{Err: fmt.Errorf("%s: %w", filepath.Join(p.Dir, AssetsIgnoreFile), err)}
+	}
+	return ig, nil
 }
 
 func (p *Plan) add(f manifest.File) {
@@ -164,6 +195,9 @@ func (p *Plan) Preflight() error {
 	var problems []string
 	if n := len(p.Assets); n > p.Limits.MaxFiles {
 		what := "generate fewer years (numerology generate --from/--to)"
+		if !p.IgnoreFile {
+			what = "generate the tree again with this version (its .assetsignore leaves the per-date matrix files out) or " + what
+		}
 		if p.Limits.Plan == "free" {
 			what = "use --plan paid (Workers Paid allows 100,000 files per version) or " + what
 		}
@@ -190,8 +224,13 @@ func (p *Plan) Preflight() error {
 func (p *Plan) Write(w io.Writer) {
 	wk := p.Worker
 	fmt.Fprintf(w, "deploy plan for %s (dry run: nothing is sent)\n", p.Dir)
-	fmt.Fprintf(w, "  assets     %s files, %s (manifest.json included; _headers sent as header rules, %d bytes)\n",
+	fmt.Fprintf(w, "  assets     %s files to upload, %s (manifest.json included; _headers sent as header rules, %d bytes)\n",
 		humanize.Count(int64(len(p.Assets))), humanize.Bytes(p.Bytes), len(p.Headers))
+	ignoreFile := AssetsIgnoreFile
+	if !p.IgnoreFile {
+		ignoreFile = "wrangler's defaults (the tree has no " + AssetsIgnoreFile + ")"
+	}
+	fmt.Fprintf(w, "  ignored    %s files, %s, by %s\n", humanize.Count(int64(p.Ignored)), humanize.Bytes(p.IgnoredBytes), ignoreFile)
 	fmt.Fprintf(w, "  limits     Workers %s: %s of %s files; largest %s, %s of 25 MiB\n",
 		p.Limits.Plan, humanize.Count(int64(len(p.Assets))), humanize.Count(int64(p.Limits.MaxFiles)), p.Largest.File, humanize.Bytes(p.Largest.Size))
 	fmt.Fprintf(w, "  worker     %s: module %s (%s), compatibility date %s", p.ScriptName, wk.MainModule, humanize.Bytes(int64(len(wk.Script))), wk.CompatibilityDate)

@@ -1,9 +1,11 @@
 package worker_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -20,28 +22,27 @@ import (
 // treeYears are the years of the test tree: a few, plus the edges of the range.
 var treeYears = []int{1900, 2000, 2001, 2100}
 
-// missingDate is a valid date whose file is deleted from the test tree: the worker must
-// answer 500 for it, and only for it.
+// missingDate is a valid date whose record is blanked out of its packed month file in the
+// served tree: the worker must answer 500 for it, and only for it.
 var missingDate = [3]int{15, 6, 2000}
 
-// plantedFiles are files put into the test tree at the paths invalid dates would map to if
-// the worker passed them on to the assets; it must answer 400 without looking.
+// plantedFiles are files put into the served tree at the paths invalid dates would map to
+// if the worker passed them on to the assets; it must answer 400 without looking.
 var plantedFiles = []string{
 	"api/public/matrix/30/2/2000.json",
 	"api/public/matrix/0/1/2000.json",
 	"api/public/matrix/1/13/2000.json",
 }
 
-// TestWorker runs the worker in wrangler dev against a small tree and checks it.
+// TestWorker runs the worker in wrangler dev against a small tree from which every
+// per-date matrix file was deleted, and checks it with the conformance suite and more: the
+// worker answers matrix routes from the packed month files alone.
 func TestWorker(t *testing.T) {
 	requireTools(t)
-	tree := generateTree(t, treeYears)
-	missing := manifest.MatrixFile(missingDate[0], missingDate[1], missingDate[2])
-	if err := os.Remove(filepath.Join(tree, filepath.FromSlash(missing))); err != nil {
-		t.Fatalf("delete %s: %v", missing, err)
-	}
+	tree := generateTree(t, treeYears) // the whole tree: the suite's expected bodies
+	served := withoutPerDateFiles(t, tree)
 	for _, p := range plantedFiles {
-		full := filepath.Join(tree, filepath.FromSlash(p))
+		full := filepath.Join(served, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +59,7 @@ func TestWorker(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(broken, "index.html"), []byte("<!doctype html>\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ws := startWrangler(t, tree, broken)
+	ws := startWrangler(t, served, broken)
 	w := ws[0]
 	t.Run("no-edge-config", func(t *testing.T) { testNoEdgeConfig(t, ws[1]) })
 
@@ -87,6 +88,49 @@ func TestWorker(t *testing.T) {
 	t.Run("missing-asset", func(t *testing.T) { testMissingAsset(t, w, m) })
 	t.Run("asset-headers-replaced", func(t *testing.T) { testHeadersReplaced(t, w, m) })
 	t.Run("rate-limit", func(t *testing.T) { testRateLimit(t, w, m) })
+}
+
+// withoutPerDateFiles copies tree without api/public/matrix/ (every per-date record) and
+// with the record of missingDate blanked out of its packed month file (an empty line).
+func withoutPerDateFiles(t *testing.T, tree string) string {
+	t.Helper()
+	served := filepath.Join(t.TempDir(), "served")
+	perDate := filepath.Join(tree, "api", "public", "matrix")
+	err := filepath.WalkDir(tree, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == perDate {
+			return filepath.SkipDir
+		}
+		rel, _ := filepath.Rel(tree, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(served, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(served, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatalf("copy the tree: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(served, filepath.FromSlash(manifest.MatrixFile(1, 1, 2000)))); !os.IsNotExist(err) {
+		t.Fatalf("the served tree still holds per-date files (%v)", err)
+	}
+	d, m, y := missingDate[0], missingDate[1], missingDate[2]
+	month := filepath.Join(served, filepath.FromSlash(manifest.MatrixMonthFile(y, m)))
+	b, err := os.ReadFile(month)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	lines[d-1] = []byte("\n")
+	if err := os.WriteFile(month, bytes.Join(lines, nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return served
 }
 
 // testNoEdgeConfig checks the built-in 500 of a tree whose edge.json is missing.
@@ -145,10 +189,11 @@ func testMissingAsset(t *testing.T, w *wrangler, m *manifest.Manifest) {
 		path   string
 		status int
 	}{
-		{"deleted file", "/api/public/matrix/15/6/2000", 500},
-		{"deleted file, leading zeros", "/api/public/matrix/015/06/2000/", 500},
-		{"year not generated", "/api/public/matrix/1/1/1999", 500},
+		{"blanked record", "/api/public/matrix/15/6/2000", 500},
+		{"blanked record, leading zeros", "/api/public/matrix/015/06/2000/", 500},
+		{"year not generated: no month file", "/api/public/matrix/1/1/1999", 500},
 		{"neighbour", "/api/public/matrix/14/6/2000", 200},
+		{"neighbour after", "/api/public/matrix/16/6/2000", 200},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

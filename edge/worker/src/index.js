@@ -1,7 +1,9 @@
 // Open Numerology Data API on Cloudflare Workers. The out/ tree is served as static assets;
 // /api/* runs this worker first (wrangler.json): it routes as DESIGN.md §3 says, limits the
 // matrix route and sets §4's headers on every answer. Header sets, error bodies, valid
-// numbers, route files and the limit come from the tree's api/public/edge.json.
+// numbers, route files and the limit come from the tree's api/public/edge.json. Matrix
+// records come from the packed month files (docs/worker.md): the per-date files are not
+// among the assets (.assetsignore), and this worker never asks for one.
 // One self-contained ES module with no imports: it is uploaded as-is, without a bundler.
 
 const EDGE_FILE = "/api/public/edge.json";
@@ -12,6 +14,14 @@ const FALLBACK_BODY =
 
 // The per-isolate promise of the edge config; reset on failure so the next request retries.
 let configPromise = null;
+
+// MONTH_CACHE_SIZE bounds the packed month files kept in the isolate (each ~45 KB, so
+// ~1.5 MB of the isolate's 128 MB); the least recently used goes first. It saves the
+// assets fetch and the line scan of a month already asked for (scripts/bench-worker.sh).
+const MONTH_CACHE_SIZE = 32;
+
+// months maps a month file's path to the promise of {bytes, starts, etags}.
+const months = new Map();
 
 export default {
   async fetch(request, env) {
@@ -62,6 +72,9 @@ async function handle(request, env, cfg, path) {
   if (route.error) {
     return errorResponse(cfg, route.error, method);
   }
+  if (route.date) {
+    return recordResponse(request, env, cfg, route.date);
+  }
   return fileResponse(request, env, cfg, route.file);
 }
 
@@ -97,7 +110,7 @@ function match(cfg, path) {
     if (extra !== undefined || !validDate(cfg, d, m, y)) {
       return { error: "invalid_date" };
     }
-    return { file: cfg.files.matrix.replace("{day}", d).replace("{month}", m).replace("{year}", y) };
+    return { date: [d, m, y] }; // answered from the packed month file
   }
   return { error: "not_found" };
 }
@@ -129,7 +142,74 @@ async function fileResponse(request, env, cfg, file) {
     return errorResponse(cfg, "internal_error", request.method);
   }
   const body = await asset.arrayBuffer();
-  const etag = '"' + hex(await crypto.subtle.digest("SHA-256", body)) + '"';
+  return bodyResponse(request, cfg, body, await etagOf(body));
+}
+
+// recordResponse answers with the matrix record of a valid date: line {day} of its packed
+// month file, byte for byte the per-date file, under the same strong ETag. A month file
+// that is missing, or lacks the day's line, is a 500 like a missing file.
+async function recordResponse(request, env, cfg, [d, m, y]) {
+  const file = cfg.matrix_months.replace("{year}", y).replace("{month}", m);
+  let month;
+  try {
+    month = await monthFile(env, request.url, file);
+  } catch (err) {
+    console.error(`asset ${file}: ${err}`);
+    return errorResponse(cfg, "internal_error", request.method);
+  }
+  const start = month.starts[d - 1];
+  const end = month.starts[d];
+  if (end === undefined || end - start < 2) {
+    console.error(`asset ${file}: no record on line ${d}`);
+    return errorResponse(cfg, "internal_error", request.method);
+  }
+  const body = month.bytes.subarray(start, end);
+  if (month.etags[d] === undefined) {
+    month.etags[d] = await etagOf(body);
+  }
+  return bodyResponse(request, cfg, body, month.etags[d]);
+}
+
+// monthFile returns a packed month file, from the isolate's cache or the assets, as its
+// bytes, the offsets where its lines start (and one past the last) and its records' ETags
+// once computed.
+function monthFile(env, base, file) {
+  let p = months.get(file);
+  if (p !== undefined) {
+    months.delete(file); // most recently used goes last
+    months.set(file, p);
+    return p;
+  }
+  p = fetchMonth(env, base, file);
+  months.set(file, p);
+  if (months.size > MONTH_CACHE_SIZE) {
+    months.delete(months.keys().next().value);
+  }
+  // A failed fetch is not kept: the next request asks again.
+  p.catch(() => months.get(file) === p && months.delete(file));
+  return p;
+}
+
+async function fetchMonth(env, base, file) {
+  const res = await env.ASSETS.fetch(new URL("/" + file, base));
+  if (res.status !== 200) {
+    throw new Error(`status ${res.status}`);
+  }
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  const starts = [0];
+  for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) {
+    starts.push(i + 1);
+  }
+  return { bytes, starts, etags: [] };
+}
+
+// etagOf returns the strong ETag of a body: its sha256 in hex, quoted.
+async function etagOf(body) {
+  return '"' + hex(await crypto.subtle.digest("SHA-256", body)) + '"';
+}
+
+// bodyResponse answers 200, or 304 when If-None-Match holds the body's ETag.
+function bodyResponse(request, cfg, body, etag) {
   const inm = request.headers.get("If-None-Match");
   // If-None-Match uses the weak comparison; "*" matches any file.
   if (inm && inm.split(",").some((t) => (t = t.trim()) === "*" || t.replace(/^W\//, "") === etag)) {
@@ -225,7 +305,7 @@ async function fetchConfig(env, base) {
     throw new Error(`status ${res.status}`);
   }
   const cfg = await res.json();
-  if (!cfg.errors || !cfg.errors.internal_error || !cfg.headers || !cfg.rate_limit) {
+  if (!cfg.errors || !cfg.errors.internal_error || !cfg.headers || !cfg.rate_limit || !cfg.matrix_months) {
     throw new Error("incomplete edge config");
   }
   const enc = new TextEncoder();

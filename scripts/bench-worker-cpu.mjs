@@ -1,0 +1,132 @@
+// bench-worker-cpu: the worker's CPU per matrix request, measured by running its fetch
+// handler in Node with the real api/public/edge.json and packed month files of a tree, the
+// ASSETS binding answering from the files on disk and the rate limiter always admitting.
+//
+//   cold: a fresh module instance (a new isolate's globals: no edge config, no months),
+//         its first matrix request, module evaluation included;
+//   warm: one instance, many requests, dates drawn uniformly from the whole range (most
+//         miss the month cache) and from one month (all hit it).
+//
+// Each is run with the worker's month cache as shipped and with it off (size 0), to show
+// what the cache pays. CPU is the process's user+system time around each request
+// (process.cpuUsage, µs resolution). The fake ASSETS holds the tree's API files in memory,
+// read before the clock starts: on Cloudflare the asset fetch is not the worker's CPU.
+//
+// Usage: node scripts/bench-worker-cpu.mjs TREE [WARM_REQUESTS] [COLD_RUNS]
+import { readFile, writeFile, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pathToFileURL, fileURLToPath } from "node:url";
+
+const [tree, warmN = "20000", coldN = "200"] = process.argv.slice(2);
+if (!tree) {
+  console.error("usage: bench-worker-cpu.mjs TREE [WARM_REQUESTS] [COLD_RUNS]");
+  process.exit(2);
+}
+const src = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "edge", "worker", "src", "index.js");
+const source = await readFile(src, "utf8");
+const cacheLine = /const MONTH_CACHE_SIZE = (\d+);/;
+if (!cacheLine.test(source)) {
+  throw new Error(`${src}: no "const MONTH_CACHE_SIZE = N;" line to vary`);
+}
+const shipped = Number(source.match(cacheLine)[1]);
+const dir = await mkdtemp(path.join(tmpdir(), "bench-worker-cpu-"));
+
+// files: URL path → bytes, for everything the worker may read of the tree but the
+// per-date matrix files, which it must never ask for.
+const files = new Map();
+const manifest = JSON.parse(await readFile(path.join(tree, "manifest.json"), "utf8"));
+for (const [p] of manifest.files) {
+  if (p.startsWith("api/public/") && !p.startsWith("api/public/matrix/")) {
+    files.set("/" + p, await readFile(path.join(tree, p)));
+  }
+}
+const env = {
+  ASSETS: {
+    async fetch(url) {
+      const b = files.get(new URL(url).pathname);
+      return b ? new Response(b, { status: 200 }) : new Response("not found", { status: 404 });
+    },
+  },
+  RATE_LIMITER: { async limit() { return { success: true }; } },
+};
+
+let instance = 0;
+// load evaluates a fresh copy of the worker with the month cache of the given size.
+async function load(cacheSize) {
+  const file = path.join(dir, `worker-${cacheSize}-${instance++}.mjs`);
+  await writeFile(file, source.replace(cacheLine, `const MONTH_CACHE_SIZE = ${cacheSize};`));
+  return (await import(pathToFileURL(file).href)).default;
+}
+
+function cpuMicros() {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+}
+
+const first = new Date(Date.UTC(1900, 0, 1)).getTime();
+const last = new Date(Date.UTC(2100, 11, 31)).getTime();
+let seed = 12345;
+function random() {
+  seed = (seed * 1103515245 + 12345) % 2147483648;
+  return seed / 2147483648;
+}
+function dateURL(t) {
+  const d = new Date(t);
+  return `https://api.example.org/api/public/matrix/${d.getUTCDate()}/${d.getUTCMonth() + 1}/${d.getUTCFullYear()}`;
+}
+const anyDate = () => dateURL(first + Math.floor(random() * ((last - first) / 864e5 + 1)) * 864e5);
+const oneMonth = () => dateURL(Date.UTC(2000, 4, 1 + Math.floor(random() * 31)));
+
+async function request(worker, url, i) {
+  const req = new Request(url, { headers: { "CF-Connecting-IP": `10.0.${(i >> 8) & 255}.${i & 255}` } });
+  const res = await worker.fetch(req, env, {});
+  const body = await res.arrayBuffer();
+  if (res.status !== 200 || body.byteLength < 100) {
+    throw new Error(`${url}: status ${res.status}, ${body.byteLength} bytes`);
+  }
+}
+
+function percentiles(samples) {
+  samples.sort((a, b) => a - b);
+  const at = (q) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))];
+  return `p50 ${(at(0.5) / 1000).toFixed(3)} ms, p99 ${(at(0.99) / 1000).toFixed(3)} ms, max ${(samples[samples.length - 1] / 1000).toFixed(3)} ms`;
+}
+
+async function cold(cacheSize, runs) {
+  const cpu = [];
+  for (let i = 0; i < runs; i++) {
+    const t = cpuMicros();
+    const worker = await load(cacheSize);
+    await request(worker, anyDate(), i);
+    cpu.push(cpuMicros() - t);
+  }
+  return percentiles(cpu);
+}
+
+async function warm(cacheSize, n, next) {
+  const worker = await load(cacheSize);
+  for (let i = 0; i < 500; i++) {
+    await request(worker, next(), i); // warm-up: the edge config, JIT
+  }
+  const cpu = [];
+  for (let i = 0; i < n; i++) {
+    const t = cpuMicros();
+    await request(worker, next(), i);
+    cpu.push(cpuMicros() - t);
+  }
+  return percentiles(cpu);
+}
+
+try {
+  console.log(`worker CPU per matrix request (Node ${process.version}, tree ${tree}, ${files.size} API files in memory)`);
+  for (const size of [shipped, 0]) {
+    const label = size === 0 ? "cache off" : `cache ${size} months (as shipped)`;
+    console.log(`  ${label}`);
+    console.log(`    cold, first request of a fresh instance (${coldN} runs): ${await cold(size, Number(coldN))}   (goal <= 5 ms)`);
+    console.log(`    warm, any date 1900-2100 (${warmN} requests):          ${await warm(size, Number(warmN), anyDate)}   (goal p99 <= 1 ms)`);
+    console.log(`    warm, dates of one month (${warmN} requests):           ${await warm(size, Number(warmN), oneMonth)}`);
+  }
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}
