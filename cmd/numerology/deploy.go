@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/opennumerology/numerology/edge/worker"
 	"github.com/opennumerology/numerology/edge/cloudflare"
+	"github.com/opennumerology/numerology/edge/worker"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/internal/humanize"
 )

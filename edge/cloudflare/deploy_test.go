@@ -17,9 +17,9 @@ import (
 
 	json "github.com/goccy/go-json"
 
-	"github.com/opennumerology/numerology/edge/worker"
 	"github.com/opennumerology/numerology/edge/cloudflare"
 	"github.com/opennumerology/numerology/edge/cloudflare/cftest"
+	"github.com/opennumerology/numerology/edge/worker"
 	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
 )
