@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,7 +36,7 @@ type deployOptions struct {
 	routes      []string
 	domains     []string
 	zoneID      string
-	purge       bool
+	purge       bool // deprecated: accepted and ignored (docs/deploy.md)
 	concurrency int
 }
 
@@ -47,27 +48,31 @@ func newDeployCmd() *cobra.Command {
 		Long: `deploy publishes a generated tree as the Worker's static assets together with the worker
 (its module, compatibility date, ASSETS and rate-limit bindings, embedded in this binary).
 
-It plans from manifest.json, checks the plan against the account plan's limits (--plan free:
-20,000 files per version, paid: 100,000; 25 MiB per file) before any network call, then:
+It plans from manifest.json and the tree's .assetsignore (wrangler's convention: the per-date
+matrix files stay out, the worker reads the packed month files), checks the plan against the
+account plan's limits (--plan free: 20,000 files per version, paid: 100,000; 25 MiB per file)
+and the worker config as Cloudflare checks it, before any network call, then:
   1. opens an assets upload session with the manifest of path → hash and size;
   2. uploads only the files Cloudflare does not already hold (a re-run after an interrupted
      deploy sends only what is still missing);
   3. uploads the script with the completion token: the new version, worker and assets
-     together, goes live in one step. Until then the previous version keeps serving.
-Then it binds --route/--domain and purges the API and downloads paths (--purge) if asked.
+     together, goes live in one step. Until then the previous version keeps serving;
+  4. binds --route/--domain, or with neither turns on the worker's workers.dev address,
+     and prints the URLs the API answers on.
 
 Credentials come from the environment only: CLOUDFLARE_API_TOKEN (Account > Workers Scripts >
-Edit; Zone > Workers Routes > Edit for --route; Zone > Cache Purge > Purge for --purge) and
-CLOUDFLARE_ACCOUNT_ID (or --account-id). The token is never printed. --dry-run prints the
-plan and needs neither credentials nor network.
+Edit; Zone > Workers Routes > Edit for --route and --domain) and CLOUDFLARE_ACCOUNT_ID (or
+--account-id). The token is never printed. --dry-run prints the plan and needs neither
+credentials nor network.
 
 Calls are retried on 429, 5xx and network errors (5 attempts, exponential backoff with full
-jitter, Retry-After honoured). Exit codes: 6 for missing or rejected credentials, 7 for a
+jitter); a 429's Retry-After of up to 300 s (Cloudflare's API blocks for five minutes) is
+waited out with a line saying so. Exit codes: 6 for missing or rejected credentials, 7 for a
 tree over the plan's limits, 5 for an unreadable tree, 4 for a tree that no longer matches
 its manifest.`,
 		Example: `  numerology deploy --dry-run
-  CLOUDFLARE_API_TOKEN=… CLOUDFLARE_ACCOUNT_ID=… numerology deploy --plan paid
-  numerology deploy --plan paid --domain api.example.org --zone-id ZONE --purge`,
+  CLOUDFLARE_API_TOKEN=… CLOUDFLARE_ACCOUNT_ID=… numerology deploy
+  numerology deploy --domain api.example.org`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runDeploy(cmd.Context(), cmd, opts)
@@ -81,8 +86,11 @@ its manifest.`,
 	f.StringVar(&opts.name, "name", "", "the worker's script name (default: the name in the embedded wrangler.json)")
 	f.StringArrayVar(&opts.routes, "route", nil, "bind a zone route pattern to the worker, e.g. 'api.example.org/*' (repeatable; needs --zone-id)")
 	f.StringArrayVar(&opts.domains, "domain", nil, "bind a custom domain to the worker, e.g. api.example.org (repeatable)")
-	f.StringVar(&opts.zoneID, "zone-id", "", "the zone of --route, --domain and --purge")
-	f.BoolVar(&opts.purge, "purge", false, "after the switch, purge the API and downloads paths of site_url from the zone's cache (needs --zone-id)")
+	f.StringVar(&opts.zoneID, "zone-id", "", "the zone of --route (and of --domain, optionally)")
+	f.BoolVar(&opts.purge, "purge", false, "no longer does anything")
+	// The worker runs before any cache and a new version replaces the assets, so a zone
+	// purge had nothing to purge; the flag stays accepted so that scripts keep working.
+	_ = f.MarkDeprecated("purge", "it does nothing: the worker answers before any cache and each deploy replaces the assets (docs/deploy.md)")
 	f.IntVar(&opts.concurrency, "concurrency", 3, "upload buckets in flight (1–16)")
 	return cmd
 }
@@ -90,27 +98,9 @@ its manifest.`,
 func runDeploy(ctx context.Context, cmd *cobra.Command, opts *deployOptions) error {
 	start := time.Now()
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	limits, err := cloudflare.PlanLimits(opts.plan)
+	plan, err := deployPlan(opts)
 	if err != nil {
-		return usageErrorf("--plan: %v", err)
-	}
-	if opts.concurrency < 1 || opts.concurrency > 16 {
-		return usageErrorf("--concurrency: %d is not within 1–16", opts.concurrency)
-	}
-	m, err := manifest.Load(opts.dir)
-	if err != nil {
-		return withCode(exitIO, fmt.Errorf("deploy: %w", err))
-	}
-	worker, err := cloudflare.LoadWorker(worker.WorkerFS, worker.WorkerConfig)
-	if err != nil {
-		return fmt.Errorf("deploy: embedded worker: %w", err)
-	}
-	plan, err := cloudflare.NewPlan(opts.dir, m, worker, cloudflare.Options{
-		ScriptName: opts.name, Routes: opts.routes, Domains: opts.domains, ZoneID: opts.zoneID,
-		Purge: opts.purge, Limits: limits,
-	})
-	if err != nil {
-		return deployError(err)
+		return err
 	}
 	if opts.dryRun {
 		plan.Write(stdout)
@@ -123,26 +113,13 @@ func runDeploy(ctx context.Context, cmd *cobra.Command, opts *deployOptions) err
 	if err := plan.Preflight(); err != nil {
 		return deployError(err)
 	}
-	account := opts.accountID
-	if account == "" {
-		account = os.Getenv(envAccount)
+	d, err := newDeployer(opts, stderr)
+	if err != nil {
+		return deployError(err)
 	}
-	d := &cloudflare.Deployer{
-		AccountID:   account,
-		Token:       os.Getenv(envToken),
-		BaseURL:     os.Getenv(envBaseURL),
-		Concurrency: opts.concurrency,
-		Retry:       cloudflare.DefaultRetry,
-		Log:         stderr,
-	}
-	switch {
-	case d.Token == "":
-		return deployError(cloudflare.ErrNoToken)
-	case d.AccountID == "":
-		return deployError(cloudflare.ErrNoAccount)
-	}
-	fmt.Fprintf(stderr, "deploy: %s files, %s → worker %s (Workers %s)\n",
-		humanize.Count(int64(len(plan.Assets))), humanize.Bytes(plan.Bytes), plan.ScriptName, limits.Plan)
+	fmt.Fprintf(stderr, "deploy: %s files, %s → worker %s (Workers %s; %s files left out by %s)\n",
+		humanize.Count(int64(len(plan.Assets))), humanize.Bytes(plan.Bytes), plan.ScriptName, plan.Limits.Plan,
+		humanize.Count(int64(plan.Ignored)), cloudflare.AssetsIgnoreFile)
 	rep := newUploadReporter(stderr)
 	d.OnProgress = rep.update
 	res, err := d.Apply(ctx, plan)
@@ -153,20 +130,75 @@ func runDeploy(ctx context.Context, cmd *cobra.Command, opts *deployOptions) err
 		}
 		return deployError(err)
 	}
-	fmt.Fprintf(stdout, "deployed %s: version %s live in %.1fs\n", plan.ScriptName, res.VersionID, time.Since(start).Seconds())
-	fmt.Fprintf(stdout, "  uploaded %s files, %s in %d bucket(s); skipped %s files, %s already on Cloudflare\n",
+	writeResult(stdout, plan, res, time.Since(start))
+	return nil
+}
+
+// deployPlan checks the options and plans the deploy of the tree with the embedded worker.
+func deployPlan(opts *deployOptions) (*cloudflare.Plan, error) {
+	limits, err := cloudflare.PlanLimits(opts.plan)
+	if err != nil {
+		return nil, usageErrorf("--plan: %v", err)
+	}
+	if opts.concurrency < 1 || opts.concurrency > 16 {
+		return nil, usageErrorf("--concurrency: %d is not within 1–16", opts.concurrency)
+	}
+	m, err := manifest.Load(opts.dir)
+	if err != nil {
+		return nil, withCode(exitIO, fmt.Errorf("deploy: %w", err))
+	}
+	w, err := cloudflare.LoadWorker(worker.WorkerFS, worker.WorkerConfig)
+	if err != nil {
+		return nil, fmt.Errorf("deploy: embedded worker: %w", err)
+	}
+	plan, err := cloudflare.NewPlan(opts.dir, m, w, cloudflare.Options{
+		ScriptName: opts.name, Routes: opts.routes, Domains: opts.domains, ZoneID: opts.zoneID, Limits: limits,
+	})
+	if err != nil {
+		return nil, deployError(err)
+	}
+	return plan, nil
+}
+
+// newDeployer takes the credentials from the environment (the account ID also from
+// --account-id); it fails before any request when one is missing.
+func newDeployer(opts *deployOptions, log io.Writer) (*cloudflare.Deployer, error) {
+	account := opts.accountID
+	if account == "" {
+		account = os.Getenv(envAccount)
+	}
+	d := &cloudflare.Deployer{
+		AccountID:   account,
+		Token:       os.Getenv(envToken),
+		BaseURL:     os.Getenv(envBaseURL),
+		Concurrency: opts.concurrency,
+		Retry:       cloudflare.DefaultRetry,
+		Log:         log,
+	}
+	switch {
+	case d.Token == "":
+		return nil, cloudflare.ErrNoToken
+	case d.AccountID == "":
+		return nil, cloudflare.ErrNoAccount
+	}
+	return d, nil
+}
+
+// writeResult reports a finished deploy: what was sent and where the API now answers.
+func writeResult(w io.Writer, plan *cloudflare.Plan, res *cloudflare.Result, took time.Duration) {
+	fmt.Fprintf(w, "deployed %s: version %s live in %.1fs\n", plan.ScriptName, res.VersionID, took.Seconds())
+	fmt.Fprintf(w, "  uploaded %s files, %s in %d bucket(s); skipped %s files, %s already on Cloudflare\n",
 		humanize.Count(int64(res.UploadedFiles)), humanize.Bytes(res.UploadedBytes), res.Buckets,
 		humanize.Count(int64(res.SkippedFiles)), humanize.Bytes(res.SkippedBytes))
 	for _, r := range res.Routes {
-		fmt.Fprintf(stdout, "  route  %s\n", r)
+		fmt.Fprintf(w, "  route  %s\n", r)
 	}
 	for _, dmn := range res.Domains {
-		fmt.Fprintf(stdout, "  domain %s\n", dmn)
+		fmt.Fprintf(w, "  domain %s\n", dmn)
 	}
-	if len(res.Purged) > 0 {
-		fmt.Fprintf(stdout, "  purged %d prefix(es) from the cache\n", len(res.Purged))
+	for _, u := range res.URLs {
+		fmt.Fprintf(w, "  live at %s (try %s%s/matrix/15/5/1990)\n", u, strings.TrimSuffix(u, "/"), manifest.APIPrefix)
 	}
-	return nil
 }
 
 // deployError maps the cloudflare package's errors to exit codes.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -46,8 +47,13 @@ func TestDeployAgainstFakeAPI(t *testing.T) {
 		},
 		{
 			name: "first deploy", token: deployTestToken, args: []string{"deploy", "--dir", dir},
-			wantStdout: []string{"deployed numerology-api: version fake-version-", "uploaded "},
-			wantStderr: []string{"deploy: ", "upload: 0/", "buckets"},
+			wantStdout: []string{"deployed numerology-api: version fake-version-", "uploaded ",
+				"  live at https://numerology-api.fake-account.workers.dev (try https://numerology-api.fake-account.workers.dev/api/public/matrix/15/5/1990)"},
+			wantStderr: []string{"deploy: ", "files left out by .assetsignore", "upload: 0/", "buckets"},
+		},
+		{
+			name: "--purge is accepted and does nothing", token: deployTestToken, args: []string{"deploy", "--dir", dir, "--purge"},
+			wantStdout: []string{"deployed numerology-api", "uploaded 0 files", "Flag --purge has been deprecated, it does nothing"},
 		},
 		{
 			name: "unchanged redeploy uploads nothing", token: deployTestToken, args: []string{"deploy", "--dir", dir, "--concurrency", "1"},
@@ -61,7 +67,7 @@ func TestDeployAgainstFakeAPI(t *testing.T) {
 		{
 			name: "route without zone", token: deployTestToken, args: []string{"deploy", "--dir", dir, "--route", "x.example.org/*"},
 			wantCode:   exitUsage,
-			wantStderr: []string{"--route and --purge need --zone-id"},
+			wantStderr: []string{"--route needs --zone-id"},
 		},
 		{
 			name: "no tree", token: deployTestToken, args: []string{"deploy", "--dir", dir + "-missing"},
@@ -93,4 +99,47 @@ func TestDeployAgainstFakeAPI(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDeployDryRunFullTreeFitsFree: the full default tree (1900–2100) plans within Workers
+// Free, the per-date files left out by the tree's .assetsignore.
+func TestDeployDryRunFullTreeFitsFree(t *testing.T) {
+	dir := t.TempDir() + "/out"
+	if code, _, stderr := run(t, "generate", "--out", dir); code != 0 {
+		t.Fatalf("generate: exit %d: %s", code, stderr)
+	}
+	t.Setenv(envToken, "")
+	code, stdout, stderr := run(t, "deploy", "--dry-run", "--plan", "free", "--dir", dir)
+	if code != 0 {
+		t.Fatalf("deploy --dry-run --plan free: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	t.Logf("plan of the full tree:\n%s", stdout)
+	var upload, ignored int
+	for _, line := range strings.Split(stdout, "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) > 2 && f[0] == "assets":
+			upload = atoiCommas(t, f[1])
+		case len(f) > 2 && f[0] == "ignored":
+			ignored = atoiCommas(t, f[1])
+		}
+	}
+	if upload == 0 || upload > 20_000 {
+		t.Errorf("%d files to upload, want 1–20,000", upload)
+	}
+	if ignored < 73_414 {
+		t.Errorf("%d files ignored, want at least the 73,414 per-date records", ignored)
+	}
+	if !strings.Contains(stdout, "dry run: within the limits; nothing was sent") {
+		t.Errorf("stdout lacks the verdict:\n%s", stdout)
+	}
+}
+
+func atoiCommas(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(strings.ReplaceAll(s, ",", ""))
+	if err != nil {
+		t.Fatalf("count %q: %v", s, err)
+	}
+	return n
 }

@@ -18,7 +18,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cloudflare/cloudflare-go/v6/cache"
 	"github.com/cloudflare/cloudflare-go/v6/option"
 	"github.com/cloudflare/cloudflare-go/v6/shared"
 	"github.com/cloudflare/cloudflare-go/v6/workers"
@@ -63,14 +62,17 @@ type Result struct {
 	VersionID     string
 	Routes        []string
 	Domains       []string
-	Purged        []string
-	Duration      time.Duration
+	// URLs are where the new version answers: its workers.dev address when the deploy
+	// names no route or domain, else https:// and each route's host or custom domain.
+	URLs     []string
+	Duration time.Duration
 }
 
 // Apply publishes the plan: the upload session, the missing files, then one script upload
 // that switches the worker and its assets to the new version. Until that last call the live
 // worker is untouched, so an interrupted deploy leaves the previous version serving, and a
-// re-run uploads only what Cloudflare still lacks.
+// re-run uploads only what Cloudflare still lacks. Then it makes the version reachable: the
+// routes and custom domains asked for, or else the worker's workers.dev address.
 func (d *Deployer) Apply(ctx context.Context, p *Plan) (*Result, error) {
 	red := &redactor{}
 	red.add(d.Token)
@@ -80,15 +82,45 @@ func (d *Deployer) Apply(ctx context.Context, p *Plan) (*Result, error) {
 
 func (d *Deployer) apply(ctx context.Context, p *Plan, red *redactor) (*Result, error) {
 	start := time.Now()
-	if d.Token == "" {
-		return nil, ErrNoToken
-	}
-	if d.AccountID == "" {
-		return nil, ErrNoAccount
-	}
-	if err := p.Preflight(); err != nil {
+	if err := d.check(p); err != nil {
 		return nil, err
 	}
+	a := d.newApplier(p, red)
+	// 1–2. The upload session and the files Cloudflare lacks.
+	completion, err := a.uploadAssets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// 3. The script with its assets and bindings: the new version goes live in one step.
+	version, err := a.uploadScript(ctx, completion)
+	if err != nil {
+		return nil, err
+	}
+	a.res.VersionID = version
+	// 4. Where it answers: routes and custom domains, or the workers.dev address.
+	if err := a.publish(ctx); err != nil {
+		return a.res, err
+	}
+	a.res.Duration = time.Since(start)
+	return a.res, nil
+}
+
+// check refuses, before any request, what Cloudflare would refuse or cannot be sent.
+func (d *Deployer) check(p *Plan) error {
+	if d.Token == "" {
+		return ErrNoToken
+	}
+	if d.AccountID == "" {
+		return ErrNoAccount
+	}
+	if err := p.Preflight(); err != nil {
+		return err
+	}
+	return p.Worker.Validate()
+}
+
+// newApplier builds the API client of one deploy.
+func (d *Deployer) newApplier(p *Plan, red *redactor) *applier {
 	opts := []option.RequestOption{
 		option.WithEnvironmentProduction(),
 		option.WithAPIToken(d.Token),
@@ -104,72 +136,45 @@ func (d *Deployer) apply(ctx context.Context, p *Plan, red *redactor) (*Result, 
 	}
 	// The services are built from explicit options rather than the SDK's NewClient, which
 	// would also pick up CLOUDFLARE_API_KEY and friends from the environment.
-	wk := workers.NewWorkerService(opts...)
-	a := &applier{d: d, p: p, wk: wk, red: red, res: &Result{Files: len(p.Assets), Bytes: p.Bytes}, retry: d.Retry}
+	a := &applier{d: d, p: p, wk: workers.NewWorkerService(opts...), red: red, res: &Result{Files: len(p.Assets), Bytes: p.Bytes}, retry: d.Retry}
 	if a.retry.Attempts == 0 {
 		a.retry = DefaultRetry
 	}
+	return a
+}
 
-	// 1. The upload session: Cloudflare answers with the buckets of hashes it lacks.
+// uploadAssets opens the upload session and sends the buckets Cloudflare asks for; it
+// returns the completion token the script upload needs.
+func (a *applier) uploadAssets(ctx context.Context) (string, error) {
 	// The SDK's JSON encoder inserts map entries one by one with sjson, which is quadratic in
 	// the manifest's size (minutes for 73,000 files), so the body is encoded here and the
 	// SDK keeps the path, auth, retries and envelope.
-	body, err := sessionBody(p.Assets)
+	body, err := sessionBody(a.p.Assets)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	var sp workers.ScriptAssetUploadNewParams
-	set(&sp.AccountID.Value, &sp.AccountID.Present, d.AccountID)
+	set(&sp.AccountID.Value, &sp.AccountID.Present, a.d.AccountID)
 	var session *workers.ScriptAssetUploadNewResponse
 	err = a.call(ctx, "start the assets upload session", func() (err error) {
-		session, err = wk.Scripts.Assets.Upload.New(ctx, p.ScriptName, sp, option.WithRequestBody("application/json", body))
+		session, err = a.wk.Scripts.Assets.Upload.New(ctx, a.p.ScriptName, sp, option.WithRequestBody("application/json", body))
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	red.add(session.JWT)
-	a.logf("upload session: %d of %d files to upload in %d bucket(s)", countHashes(session.Buckets), len(p.Assets), len(session.Buckets))
-
-	// 2. The buckets, a few at a time; the last one answers with the completion token.
+	a.red.add(session.JWT)
+	a.logf("upload session: %d of %d files to upload in %d bucket(s)", countHashes(session.Buckets), len(a.p.Assets), len(session.Buckets))
+	// The buckets, a few at a time; the last one answers with the completion token.
 	completion := session.JWT
 	if len(session.Buckets) > 0 {
-		completion, err = a.uploadBuckets(ctx, session.JWT, session.Buckets)
-		if err != nil {
-			return nil, err
+		if completion, err = a.uploadBuckets(ctx, session.JWT, session.Buckets); err != nil {
+			return "", err
 		}
 	}
-	a.res.SkippedFiles = len(p.Assets) - a.res.UploadedFiles
-	a.res.SkippedBytes = p.Bytes - a.res.UploadedBytes
-
-	// 3. The script with its assets and bindings: the new version goes live in one step.
-	version, err := a.uploadScript(ctx, completion)
-	if err != nil {
-		return nil, err
-	}
-	a.res.VersionID = version
-
-	// 4. Optional routes, custom domains and cache purge, once the version is live.
-	if err := a.bindRoutes(ctx); err != nil {
-		return a.res, err
-	}
-	if len(p.PurgePrefixes) > 0 {
-		cs := cache.NewCacheService(opts...)
-		var body cache.CachePurgeParamsBodyCachePurgeFlexPurgeByPrefixes
-		set(&body.Prefixes.Value, &body.Prefixes.Present, p.PurgePrefixes)
-		params := cache.CachePurgeParams{Body: body}
-		set(&params.ZoneID.Value, &params.ZoneID.Present, p.ZoneID)
-		err := a.call(ctx, "purge the cache", func() error {
-			_, err := cs.Purge(ctx, params)
-			return err
-		})
-		if err != nil {
-			return a.res, err
-		}
-		a.res.Purged = p.PurgePrefixes
-	}
-	a.res.Duration = time.Since(start)
-	return a.res, nil
+	a.res.SkippedFiles = len(a.p.Assets) - a.res.UploadedFiles
+	a.res.SkippedBytes = a.p.Bytes - a.res.UploadedBytes
+	return completion, nil
 }
 
 type applier struct {
@@ -372,66 +377,10 @@ func (a *applier) readAsset(as *Asset) ([]byte, error) {
 // config) and bindings, and returns the new version's id.
 func (a *applier) uploadScript(ctx context.Context, completionJWT string) (string, error) {
 	w := a.p.Worker
-	var cfg workers.ScriptUpdateParamsMetadataAssetsConfig
-	if w.Assets.HTMLHandling != "" {
-		set(&cfg.HTMLHandling.Value, &cfg.HTMLHandling.Present, workers.ScriptUpdateParamsMetadataAssetsConfigHTMLHandling(w.Assets.HTMLHandling))
-	}
-	if w.Assets.NotFoundHandling != "" {
-		set(&cfg.NotFoundHandling.Value, &cfg.NotFoundHandling.Present, workers.ScriptUpdateParamsMetadataAssetsConfigNotFoundHandling(w.Assets.NotFoundHandling))
-	}
-	if len(w.Assets.RunWorkerFirst) > 0 {
-		all, rules, _ := runWorkerFirst(w.Assets.RunWorkerFirst)
-		var v workers.ScriptUpdateParamsMetadataAssetsConfigRunWorkerFirstUnion = shared.UnionBool(all)
-		if rules != nil {
-			v = workers.ScriptUpdateParamsMetadataAssetsConfigRunWorkerFirstArray(rules)
-		}
-		set(&cfg.RunWorkerFirst.Value, &cfg.RunWorkerFirst.Present, v)
-	}
-	if a.p.Headers != "" {
-		set(&cfg.Headers.Value, &cfg.Headers.Present, a.p.Headers)
-	}
-	var assetsBinding workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindAssets
-	set(&assetsBinding.Name.Value, &assetsBinding.Name.Present, w.Assets.Binding)
-	set(&assetsBinding.Type.Value, &assetsBinding.Type.Present, workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindAssetsTypeAssets)
-	bindings := []workers.ScriptUpdateParamsMetadataBindingUnion{assetsBinding}
-	for _, rl := range w.RateLimits {
-		var b workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindRatelimit
-		var simple workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindRatelimitSimple
-		set(&simple.Limit.Value, &simple.Limit.Present, float64(rl.Simple.Limit))
-		set(&simple.Period.Value, &simple.Period.Present, int64(rl.Simple.Period))
-		set(&b.Name.Value, &b.Name.Present, rl.Name)
-		set(&b.NamespaceID.Value, &b.NamespaceID.Present, string(rl.NamespaceID))
-		set(&b.Simple.Value, &b.Simple.Present, simple)
-		set(&b.Type.Value, &b.Type.Present, workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindRatelimitTypeRatelimit)
-		bindings = append(bindings, b)
-	}
-	for _, k := range sortedKeys(w.Vars) {
-		var b workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindPlainText
-		set(&b.Name.Value, &b.Name.Present, k)
-		set(&b.Text.Value, &b.Text.Present, w.Vars[k])
-		set(&b.Type.Value, &b.Type.Present, workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindPlainTextTypePlainText)
-		bindings = append(bindings, b)
-	}
-	var assets workers.ScriptUpdateParamsMetadataAssets
-	set(&assets.JWT.Value, &assets.JWT.Present, completionJWT)
-	set(&assets.Config.Value, &assets.Config.Present, cfg)
-	var meta workers.ScriptUpdateParamsMetadata
-	set(&meta.MainModule.Value, &meta.MainModule.Present, w.MainModule)
-	set(&meta.CompatibilityDate.Value, &meta.CompatibilityDate.Present, w.CompatibilityDate)
-	set(&meta.Assets.Value, &meta.Assets.Present, assets)
-	set(&meta.Bindings.Value, &meta.Bindings.Present, bindings)
-	if w.Observability != nil {
-		var o workers.ScriptUpdateParamsMetadataObservability
-		set(&o.Enabled.Value, &o.Enabled.Present, *w.Observability)
-		set(&meta.Observability.Value, &meta.Observability.Present, o)
-	}
-	if len(w.CompatibilityFlags) > 0 {
-		set(&meta.CompatibilityFlags.Value, &meta.CompatibilityFlags.Present, w.CompatibilityFlags)
-	}
 	// Cloudflare finds main_module by the multipart part's name; the SDK names its file parts
 	// after the "files" field, so the form is built here: a metadata part and the module part
 	// named (and filed) as main_module says.
-	form, contentType, err := scriptForm(meta, w)
+	form, contentType, err := scriptForm(scriptMetadata(w, completionJWT, a.p.Headers), w)
 	if err != nil {
 		return "", err
 	}
@@ -454,51 +403,184 @@ func (a *applier) uploadScript(ctx context.Context, completionJWT string) (strin
 	return res.Etag, nil
 }
 
-// bindRoutes attaches the zone routes and custom domains; an existing route of the same
-// pattern is pointed at this script instead of duplicated, so re-runs are safe.
+// scriptMetadata is the metadata part of the script upload: module, compatibility, assets
+// and bindings.
+func scriptMetadata(w *Worker, completionJWT, headers string) workers.ScriptUpdateParamsMetadata {
+	var assets workers.ScriptUpdateParamsMetadataAssets
+	set(&assets.JWT.Value, &assets.JWT.Present, completionJWT)
+	set(&assets.Config.Value, &assets.Config.Present, assetsConfig(w, headers))
+	var meta workers.ScriptUpdateParamsMetadata
+	set(&meta.MainModule.Value, &meta.MainModule.Present, w.MainModule)
+	set(&meta.CompatibilityDate.Value, &meta.CompatibilityDate.Present, w.CompatibilityDate)
+	set(&meta.Assets.Value, &meta.Assets.Present, assets)
+	set(&meta.Bindings.Value, &meta.Bindings.Present, bindings(w))
+	if w.Observability != nil {
+		var o workers.ScriptUpdateParamsMetadataObservability
+		set(&o.Enabled.Value, &o.Enabled.Present, *w.Observability)
+		set(&meta.Observability.Value, &meta.Observability.Present, o)
+	}
+	if len(w.CompatibilityFlags) > 0 {
+		set(&meta.CompatibilityFlags.Value, &meta.CompatibilityFlags.Present, w.CompatibilityFlags)
+	}
+	return meta
+}
+
+// assetsConfig is the assets routing config of the wrangler config, with the tree's
+// _headers as header rules.
+func assetsConfig(w *Worker, headers string) workers.ScriptUpdateParamsMetadataAssetsConfig {
+	var cfg workers.ScriptUpdateParamsMetadataAssetsConfig
+	if w.Assets.HTMLHandling != "" {
+		set(&cfg.HTMLHandling.Value, &cfg.HTMLHandling.Present, workers.ScriptUpdateParamsMetadataAssetsConfigHTMLHandling(w.Assets.HTMLHandling))
+	}
+	if w.Assets.NotFoundHandling != "" {
+		set(&cfg.NotFoundHandling.Value, &cfg.NotFoundHandling.Present, workers.ScriptUpdateParamsMetadataAssetsConfigNotFoundHandling(w.Assets.NotFoundHandling))
+	}
+	if len(w.Assets.RunWorkerFirst) > 0 {
+		all, rules, _ := runWorkerFirst(w.Assets.RunWorkerFirst)
+		var v workers.ScriptUpdateParamsMetadataAssetsConfigRunWorkerFirstUnion = shared.UnionBool(all)
+		if rules != nil {
+			v = workers.ScriptUpdateParamsMetadataAssetsConfigRunWorkerFirstArray(rules)
+		}
+		set(&cfg.RunWorkerFirst.Value, &cfg.RunWorkerFirst.Present, v)
+	}
+	if headers != "" {
+		set(&cfg.Headers.Value, &cfg.Headers.Present, headers)
+	}
+	return cfg
+}
+
+// bindings are the worker's bindings: the assets, the rate limits and the plain-text vars.
+func bindings(w *Worker) []workers.ScriptUpdateParamsMetadataBindingUnion {
+	var assetsBinding workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindAssets
+	set(&assetsBinding.Name.Value, &assetsBinding.Name.Present, w.Assets.Binding)
+	set(&assetsBinding.Type.Value, &assetsBinding.Type.Present, workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindAssetsTypeAssets)
+	out := []workers.ScriptUpdateParamsMetadataBindingUnion{assetsBinding}
+	for _, rl := range w.RateLimits {
+		var b workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindRatelimit
+		var simple workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindRatelimitSimple
+		set(&simple.Limit.Value, &simple.Limit.Present, float64(rl.Simple.Limit))
+		set(&simple.Period.Value, &simple.Period.Present, int64(rl.Simple.Period))
+		set(&b.Name.Value, &b.Name.Present, rl.Name)
+		set(&b.NamespaceID.Value, &b.NamespaceID.Present, string(rl.NamespaceID))
+		set(&b.Simple.Value, &b.Simple.Present, simple)
+		set(&b.Type.Value, &b.Type.Present, workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindRatelimitTypeRatelimit)
+		out = append(out, b)
+	}
+	for _, k := range sortedKeys(w.Vars) {
+		var b workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindPlainText
+		set(&b.Name.Value, &b.Name.Present, k)
+		set(&b.Text.Value, &b.Text.Present, w.Vars[k])
+		set(&b.Type.Value, &b.Type.Present, workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindPlainTextTypePlainText)
+		out = append(out, b)
+	}
+	return out
+}
+
+// publish makes the live version reachable: the routes and custom domains of the plan,
+// or, with none, the worker's workers.dev address, as wrangler does.
+func (a *applier) publish(ctx context.Context) error {
+	if len(a.p.Routes) == 0 && len(a.p.Domains) == 0 {
+		return a.enableWorkersDev(ctx)
+	}
+	if err := a.bindRoutes(ctx); err != nil {
+		return err
+	}
+	return a.bindDomains(ctx)
+}
+
+// enableWorkersDev turns on https://{script}.{account subdomain}.workers.dev for the
+// script; the account's subdomain comes from GET /accounts/{id}/workers/subdomain, which is
+// where wrangler reads it too.
+func (a *applier) enableWorkersDev(ctx context.Context) error {
+	var sub *workers.SubdomainGetResponse
+	err := a.call(ctx, "read the account's workers.dev subdomain", func() (err error) {
+		var q workers.SubdomainGetParams
+		set(&q.AccountID.Value, &q.AccountID.Present, a.d.AccountID)
+		sub, err = a.wk.Subdomains.Get(ctx, q)
+		return err
+	})
+	if err != nil {
+		if hasCode(err, codeNoSubdomain) {
+			return errors.New("the account has no workers.dev subdomain yet: choose one in the Cloudflare dashboard (Workers & Pages, once), or deploy with --route or --domain; the new version is live but not reachable")
+		}
+		return err
+	}
+	err = a.call(ctx, "enable the worker's workers.dev address", func() error {
+		var np workers.ScriptSubdomainNewParams
+		set(&np.AccountID.Value, &np.AccountID.Present, a.d.AccountID)
+		set(&np.Enabled.Value, &np.Enabled.Present, true)
+		// Preview URLs (one per version) are not part of the API's address: left off.
+		set(&np.PreviewsEnabled.Value, &np.PreviewsEnabled.Present, false)
+		_, err := a.wk.Scripts.Subdomain.New(ctx, a.p.ScriptName, np)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	a.res.URLs = append(a.res.URLs, "https://"+a.p.ScriptName+"."+sub.Subdomain+".workers.dev")
+	return nil
+}
+
+// bindRoutes attaches the zone routes; an existing route of the same pattern is pointed at
+// this script instead of duplicated, so re-runs are safe.
 func (a *applier) bindRoutes(ctx context.Context) error {
-	if len(a.p.Routes) > 0 {
-		var existing map[string]string // pattern → route id
-		err := a.call(ctx, "list the zone's worker routes", func() error {
-			var q workers.RouteListParams
-			set(&q.ZoneID.Value, &q.ZoneID.Present, a.p.ZoneID)
-			page, err := a.wk.Routes.List(ctx, q)
-			if err != nil {
+	if len(a.p.Routes) == 0 {
+		return nil
+	}
+	var existing map[string]string // pattern → route id
+	err := a.call(ctx, "list the zone's worker routes", func() error {
+		var q workers.RouteListParams
+		set(&q.ZoneID.Value, &q.ZoneID.Present, a.p.ZoneID)
+		page, err := a.wk.Routes.List(ctx, q)
+		if err != nil {
+			return err
+		}
+		existing = map[string]string{}
+		for _, r := range page.Result {
+			existing[r.Pattern] = r.ID
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, pattern := range a.p.Routes {
+		id, ok := existing[pattern]
+		err := a.call(ctx, "bind route "+pattern, func() error {
+			if ok {
+				var up workers.RouteUpdateParams
+				set(&up.ZoneID.Value, &up.ZoneID.Present, a.p.ZoneID)
+				set(&up.Pattern.Value, &up.Pattern.Present, pattern)
+				set(&up.Script.Value, &up.Script.Present, a.p.ScriptName)
+				_, err := a.wk.Routes.Update(ctx, id, up)
 				return err
 			}
-			existing = map[string]string{}
-			for _, r := range page.Result {
-				existing[r.Pattern] = r.ID
-			}
-			return nil
+			var np workers.RouteNewParams
+			set(&np.ZoneID.Value, &np.ZoneID.Present, a.p.ZoneID)
+			set(&np.Pattern.Value, &np.Pattern.Present, pattern)
+			set(&np.Script.Value, &np.Script.Present, a.p.ScriptName)
+			_, err := a.wk.Routes.New(ctx, np)
+			return err
 		})
 		if err != nil {
 			return err
 		}
-		for _, pattern := range a.p.Routes {
-			id, ok := existing[pattern]
-			err := a.call(ctx, "bind route "+pattern, func() error {
-				if ok {
-					var up workers.RouteUpdateParams
-					set(&up.ZoneID.Value, &up.ZoneID.Present, a.p.ZoneID)
-					set(&up.Pattern.Value, &up.Pattern.Present, pattern)
-					set(&up.Script.Value, &up.Script.Present, a.p.ScriptName)
-					_, err := a.wk.Routes.Update(ctx, id, up)
-					return err
-				}
-				var np workers.RouteNewParams
-				set(&np.ZoneID.Value, &np.ZoneID.Present, a.p.ZoneID)
-				set(&np.Pattern.Value, &np.Pattern.Present, pattern)
-				set(&np.Script.Value, &np.Script.Present, a.p.ScriptName)
-				_, err := a.wk.Routes.New(ctx, np)
-				return err
-			})
-			if err != nil {
-				return err
-			}
-			a.res.Routes = append(a.res.Routes, pattern)
-		}
+		a.res.Routes = append(a.res.Routes, pattern)
+		a.res.URLs = append(a.res.URLs, routeURL(pattern))
 	}
+	return nil
+}
+
+// routeURL is the address a route pattern answers on: "api.example.org/*" →
+// "https://api.example.org/" (a leading "*." wildcard is kept as written).
+func routeURL(pattern string) string {
+	host, rest, _ := strings.Cut(pattern, "/")
+	return "https://" + host + "/" + strings.TrimSuffix(rest, "*")
+}
+
+// bindDomains attaches the custom domains. A hostname that already has DNS records, or
+// serves another Worker, is refused by Cloudflare; the error says what to do.
+func (a *applier) bindDomains(ctx context.Context) error {
 	for _, host := range a.p.Domains {
 		var params workers.DomainUpdateParams
 		set(&params.AccountID.Value, &params.AccountID.Present, a.d.AccountID)
@@ -512,9 +594,10 @@ func (a *applier) bindRoutes(ctx context.Context) error {
 			return err
 		})
 		if err != nil {
-			return err
+			return domainError(host, a.p.ScriptName, err)
 		}
 		a.res.Domains = append(a.res.Domains, host)
+		a.res.URLs = append(a.res.URLs, "https://"+host+"/")
 	}
 	return nil
 }

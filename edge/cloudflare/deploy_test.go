@@ -541,11 +541,11 @@ func TestTreeChangedAfterGenerate(t *testing.T) {
 	}
 }
 
-func TestRoutesDomainsPurge(t *testing.T) {
+func TestRoutesAndDomains(t *testing.T) {
 	fake := cftest.New(testToken, testAccount)
 	defer fake.Close()
 	p := newPlan(t, baseTree(t), cloudflare.Options{
-		Routes: []string{"api.example.org/*"}, Domains: []string{"numerology.example.org"}, ZoneID: "zone1", Purge: true,
+		Routes: []string{"api.example.org/*"}, Domains: []string{"numerology.example.org"}, ZoneID: "zone1",
 	})
 	d := newDeployer(fake, &bytes.Buffer{}, nil)
 	for run := 1; run <= 2; run++ { // the second run finds the route and updates it
@@ -553,8 +553,9 @@ func TestRoutesDomainsPurge(t *testing.T) {
 		if err != nil {
 			t.Fatalf("apply %d: %v", run, err)
 		}
-		if len(res.Routes) != 1 || len(res.Domains) != 1 || len(res.Purged) != 2 {
-			t.Errorf("run %d: result %+v", run, res)
+		want := []string{"https://api.example.org/", "https://numerology.example.org/"}
+		if len(res.Routes) != 1 || len(res.Domains) != 1 || fmt.Sprint(res.URLs) != fmt.Sprint(want) {
+			t.Errorf("run %d: result %+v, want URLs %v", run, res, want)
 		}
 	}
 	if rs := fake.Routes("zone1"); len(rs) != 1 || rs[0].Script != p.ScriptName || rs[0].Pattern != "api.example.org/*" {
@@ -563,12 +564,134 @@ func TestRoutesDomainsPurge(t *testing.T) {
 	if ds := fake.Domains(); ds["numerology.example.org"] != p.ScriptName {
 		t.Errorf("domains %v", ds)
 	}
-	purges := fake.Purges()
-	if len(purges) != 2 {
-		t.Fatalf("%d purges, want 2", len(purges))
+	if fake.WorkersDev(p.ScriptName) {
+		t.Error("workers.dev was turned on for a deploy with routes")
 	}
-	if got, _ := json.Marshal(purges[0]); !strings.Contains(string(got), "/api/public/") {
-		t.Errorf("purge body %s", got)
+}
+
+// TestFirstDeployIsReachable: a deploy with no route or domain turns on the worker's
+// workers.dev address and reports it, as wrangler does.
+func TestFirstDeployIsReachable(t *testing.T) {
+	fake := cftest.New(testToken, testAccount)
+	defer fake.Close()
+	fake.Subdomain = "open-data"
+	p := newPlan(t, baseTree(t), cloudflare.Options{})
+	res, err := newDeployer(fake, &bytes.Buffer{}, nil).Apply(context.Background(), p)
+	if err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	if want := "https://fixture-api.open-data.workers.dev"; len(res.URLs) != 1 || res.URLs[0] != want {
+		t.Errorf("URLs %v, want [%s]", res.URLs, want)
+	}
+	if !fake.WorkersDev(p.ScriptName) {
+		t.Error("workers.dev address not enabled")
+	}
+	var order []string
+	for _, r := range fake.Requests() {
+		if strings.Contains(r.Path, "subdomain") || r.Method == "PUT" {
+			order = append(order, r.Method+" "+strings.TrimPrefix(r.Path, "/client/v4/accounts/"+testAccount))
+		}
+	}
+	want := []string{"PUT /workers/scripts/fixture-api", "GET /workers/subdomain", "POST /workers/scripts/fixture-api/subdomain"}
+	if fmt.Sprint(order) != fmt.Sprint(want) {
+		t.Errorf("requests %v, want %v", order, want)
+	}
+
+	t.Run("account without a subdomain", func(t *testing.T) {
+		fake := cftest.New(testToken, testAccount)
+		defer fake.Close()
+		fake.Subdomain = ""
+		res, err := newDeployer(fake, &bytes.Buffer{}, nil).Apply(context.Background(), p)
+		if err == nil || !strings.Contains(err.Error(), "no workers.dev subdomain yet: choose one in the Cloudflare dashboard") {
+			t.Fatalf("apply: %v, want the missing subdomain explained", err)
+		}
+		if res == nil || res.VersionID == "" {
+			t.Errorf("result %+v: want the live version reported", res)
+		}
+	})
+}
+
+// TestDomainConflict: Cloudflare refuses a custom domain over DNS records of the hostname
+// or another Worker's domain; deploy says what to do.
+func TestDomainConflict(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(*cftest.Server)
+		want  []string
+		dns   bool
+	}{
+		{"existing DNS record", func(f *cftest.Server) { f.AddDNSRecord("api.example.org") }, []string{
+			"--domain api.example.org: the zone already has a DNS record (A, AAAA or CNAME) for api.example.org",
+			"delete that record (dashboard: the zone, DNS, Records) or choose another hostname, then run deploy again",
+			"the new version of fixture-api is live; only the domain is not attached",
+		}, true},
+		{"another Worker's domain", func(f *cftest.Server) { f.AddDomain("api.example.org", "someone-else") }, []string{
+			"--domain api.example.org is already the custom domain of another Worker: detach it there",
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := cftest.New(testToken, testAccount)
+			defer fake.Close()
+			tt.setup(fake)
+			p := newPlan(t, baseTree(t), cloudflare.Options{Domains: []string{"api.example.org"}})
+			_, err := newDeployer(fake, &bytes.Buffer{}, nil).Apply(context.Background(), p)
+			var de *cloudflare.DomainConflictError
+			if !errors.As(err, &de) || de.DNS != tt.dns {
+				t.Fatalf("apply: %v, want a *DomainConflictError (DNS %v)", err, tt.dns)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+			if fake.Domains()["api.example.org"] == p.ScriptName {
+				t.Error("the domain was attached anyway")
+			}
+		})
+	}
+}
+
+// TestRetryAfterIsWaitedOut: a 429 with Retry-After up to 300 s (Cloudflare's API blocks
+// for five minutes) is waited out with a line saying so; a longer one stops the deploy.
+func TestRetryAfterIsWaitedOut(t *testing.T) {
+	tests := []struct {
+		name       string
+		retryAfter string
+		wantWaits  []time.Duration
+		wantErr    string
+	}{
+		{"300 s", "300", []time.Duration{300 * time.Second}, ""},
+		{"301 s", "301", nil, "asks to wait 5m1s: run deploy again after that"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := cftest.New(testToken, testAccount)
+			defer fake.Close()
+			fake.Inject(cftest.Fault{Method: "PUT", PathContains: "/workers/scripts/", Status: 429, RetryAfter: tt.retryAfter, Times: 1})
+			p := newPlan(t, baseTree(t), cloudflare.Options{})
+			var log bytes.Buffer
+			w := &waits{}
+			d := newDeployer(fake, &log, w)
+			d.Retry.MaxRetryAfter = cloudflare.DefaultRetry.MaxRetryAfter
+			_, err := d.Apply(context.Background(), p)
+			if fmt.Sprint(w.d) != fmt.Sprint(tt.wantWaits) {
+				t.Errorf("waits %v (the fake clock), want %v", w.d, tt.wantWaits)
+			}
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("apply: %v", err)
+				}
+				if want := "retry: upload the worker script: HTTP 429; waiting 5m0s as Retry-After asks (Cloudflare's API rate limit) (attempt 2 of 5)"; !strings.Contains(log.String(), want) {
+					t.Errorf("log lacks %q:\n%s", want, log.String())
+				}
+				return
+			}
+			var rae *cloudflare.RetryAfterError
+			if !errors.As(err, &rae) || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("apply: %v, want %q", err, tt.wantErr)
+			}
+		})
 	}
 }
 

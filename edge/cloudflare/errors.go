@@ -117,3 +117,60 @@ func (r *redactor) err(err error) error {
 	}
 	return err
 }
+
+// Cloudflare error codes deploy tells apart.
+const (
+	// codeNoSubdomain: the account has not chosen its workers.dev subdomain yet.
+	codeNoSubdomain = 10007
+	// codeDomainDNSConflict: the hostname already has DNS records (A, AAAA, CNAME) that
+	// the custom domain would replace.
+	codeDomainDNSConflict = 100117
+	// codeDomainOriginConflict: the hostname is already the custom domain of another Worker.
+	codeDomainOriginConflict = 100116
+)
+
+// hasCode reports whether err is an API error carrying the Cloudflare error code.
+func hasCode(err error, code int64) bool {
+	var apiErr *workers.Error
+	if !errors.As(err, &apiErr) {
+		return false
+	}
+	for _, e := range apiErr.Errors {
+		if e.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
+// DomainConflictError reports a --domain that Cloudflare will not attach without replacing
+// something: DNS records of the hostname, or another Worker's custom domain.
+type DomainConflictError struct {
+	Host   string
+	Script string
+	DNS    bool // true: existing DNS records; false: another Worker's origin
+	Err    error
+}
+
+func (e *DomainConflictError) Error() string {
+	live := fmt.Sprintf("the new version of %s is live; only the domain is not attached", e.Script)
+	if e.DNS {
+		return fmt.Sprintf("--domain %s: the zone already has a DNS record (A, AAAA or CNAME) for %s, which a custom domain would replace, and Cloudflare does not replace it unasked: "+
+			"delete that record (dashboard: the zone, DNS, Records) or choose another hostname, then run deploy again (%s)", e.Host, e.Host, live)
+	}
+	return fmt.Sprintf("--domain %s is already the custom domain of another Worker: detach it there (dashboard: Workers & Pages, that Worker, Settings, Domains & Routes) "+
+		"or choose another hostname, then run deploy again (%s)", e.Host, live)
+}
+
+func (e *DomainConflictError) Unwrap() error { return e.Err }
+
+// domainError turns Cloudflare's refusal of a custom domain into a *DomainConflictError.
+func domainError(host, script string, err error) error {
+	switch {
+	case hasCode(err, codeDomainDNSConflict):
+		return &DomainConflictError{Host: host, Script: script, DNS: true, Err: err}
+	case hasCode(err, codeDomainOriginConflict):
+		return &DomainConflictError{Host: host, Script: script, Err: err}
+	}
+	return err
+}

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -71,8 +70,7 @@ type Options struct {
 	ScriptName string   // overrides the worker config's name when set
 	Routes     []string // zone route patterns ("api.example.org/*"); need ZoneID
 	Domains    []string // custom domains bound to the worker
-	ZoneID     string   // the zone of Routes, Domains and the cache purge
-	Purge      bool     // purge the API and downloads paths from the zone's cache after the switch
+	ZoneID     string   // the zone of Routes (and, optionally, Domains)
 	Limits     Limits
 }
 
@@ -90,15 +88,14 @@ type Plan struct {
 	// Ignored and IgnoredBytes count the tree's files left out by .assetsignore (and
 	// wrangler's defaults: the ignore file itself, _redirects); IgnoreFile says whether the
 	// tree has one.
-	Ignored       int
-	IgnoredBytes  int64
-	IgnoreFile    bool
-	Routes        []string
-	Domains       []string
-	ZoneID        string
-	PurgePrefixes []string // host/path prefixes, when Options.Purge
-	Limits        Limits
-	SiteURL       string
+	Ignored      int
+	IgnoredBytes int64
+	IgnoreFile   bool
+	Routes       []string
+	Domains      []string
+	ZoneID       string
+	Limits       Limits
+	SiteURL      string
 }
 
 // NewPlan computes the plan of deploying the tree in dir, described by m, with the worker w.
@@ -114,8 +111,8 @@ func NewPlan(dir string, m *manifest.Manifest, w *Worker, opts Options) (*Plan, 
 	if opts.ScriptName != "" {
 		p.ScriptName = opts.ScriptName
 	}
-	if (len(opts.Routes) > 0 || opts.Purge) && opts.ZoneID == "" {
-		return nil, &UsageError{Msg: "--route and --purge need --zone-id"}
+	if len(opts.Routes) > 0 && opts.ZoneID == "" {
+		return nil, &UsageError{Msg: "--route needs --zone-id"}
 	}
 	ig, err := p.readIgnore()
 	if err != nil {
@@ -141,14 +138,6 @@ func NewPlan(dir string, m *manifest.Manifest, w *Worker, opts Options) (*Plan, 
 		}
 	}
 	sort.Slice(p.Assets, func(i, j int) bool { return p.Assets[i].Path < p.Assets[j].Path })
-	if opts.Purge {
-		u, err := url.Parse(m.SiteURL)
-		if err != nil || u.Host == "" {
-			return nil, &UsageError{Msg: fmt.Sprintf("--purge: the tree's site_url %q has no host", m.SiteURL)}
-		}
-		base := u.Host + strings.TrimSuffix(u.Path, "/")
-		p.PurgePrefixes = []string{base + manifest.APIPrefix + "/", base + "/" + manifest.DownloadsDir + "/"}
-	}
 	return p, nil
 }
 
@@ -246,7 +235,7 @@ func (p *Plan) Write(w io.Writer) {
 	fmt.Fprintf(w, "  bindings   %s\n", strings.Join(p.Bindings(), "; "))
 	switch {
 	case len(p.Routes) == 0 && len(p.Domains) == 0:
-		fmt.Fprintln(w, "  routes     none given: existing routes and custom domains stay as they are")
+		fmt.Fprintf(w, "  address    https://%s.<account subdomain>.workers.dev (no --route or --domain: the workers.dev address is turned on)\n", p.ScriptName)
 	default:
 		for _, r := range p.Routes {
 			fmt.Fprintf(w, "  route      %s (zone %s)\n", r, p.ZoneID)
@@ -255,13 +244,9 @@ func (p *Plan) Write(w io.Writer) {
 			fmt.Fprintf(w, "  domain     %s\n", d)
 		}
 	}
-	if len(p.PurgePrefixes) > 0 {
-		fmt.Fprintf(w, "  purge      zone %s, prefixes %s\n", p.ZoneID, strings.Join(p.PurgePrefixes, " "))
-	} else {
-		fmt.Fprintln(w, "  purge      no")
-	}
 	fmt.Fprintln(w, "  steps      1. upload session with the assets manifest; 2. upload the files Cloudflare lacks;")
-	fmt.Fprintln(w, "             3. upload the script with the completion token: the new version goes live in one step")
+	fmt.Fprintln(w, "             3. upload the script with the completion token: the new version goes live in one step;")
+	fmt.Fprintln(w, "             4. bind the routes and domains, or turn on the workers.dev address")
 }
 
 // Bindings describes the worker's bindings, in the order they are sent.

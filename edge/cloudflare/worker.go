@@ -6,8 +6,11 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
 )
@@ -46,7 +49,9 @@ type RateLimit struct {
 	} `json:"simple"`
 }
 
-// flexibleID is an identifier written as a JSON string or number ("1001" or 1001).
+// flexibleID is a rate-limit namespace id. Cloudflare takes it as a string of digits
+// ("1001"); a JSON number is decoded too, so that Validate can say what to write instead
+// of a bare type error.
 type flexibleID string
 
 func (f *flexibleID) UnmarshalJSON(b []byte) error {
@@ -55,13 +60,12 @@ func (f *flexibleID) UnmarshalJSON(b []byte) error {
 		*f = flexibleID(s)
 		return nil
 	}
-	var n json.Number
-	if err := json.Unmarshal(b, &n); err != nil {
-		return fmt.Errorf("namespace_id must be a string or a number, not %s", b)
-	}
-	*f = flexibleID(n.String())
+	*f = flexibleID(string(b) + notAString) // Validate reports it
 	return nil
 }
+
+// notAString marks a namespace id that was not written as a JSON string.
+const notAString = " (not a JSON string)"
 
 type wranglerConfig struct {
 	Name               string            `json:"name"`
@@ -89,48 +93,134 @@ func LoadWorker(fsys fs.FS, configPath string) (*Worker, error) {
 	if err := json.Unmarshal(b, &c); err != nil {
 		return nil, fmt.Errorf("parse worker config %s: %w", configPath, err)
 	}
-	var problems []string
-	if c.Name == "" {
-		problems = append(problems, "name is empty")
+	if c.Assets == nil {
+		c.Assets = &AssetsConfig{}
 	}
-	if c.Main == "" {
-		problems = append(problems, "main is empty")
-	}
-	if !compatibilityDate.MatchString(c.CompatibilityDate) {
-		problems = append(problems, fmt.Sprintf("compatibility_date %q is not YYYY-MM-DD", c.CompatibilityDate))
-	}
-	if c.Assets == nil || c.Assets.Binding == "" {
-		problems = append(problems, "assets.binding is missing: the worker reads the tree through it")
-	}
-	for i, rl := range c.RateLimits {
-		if rl.Name == "" || rl.NamespaceID == "" || rl.Simple.Limit <= 0 || rl.Simple.Period <= 0 {
-			problems = append(problems, fmt.Sprintf("ratelimits[%d] needs name, namespace_id and simple {limit, period}", i))
-		}
-	}
-	if len(problems) > 0 {
-		return nil, fmt.Errorf("worker config %s: %s", configPath, strings.Join(problems, "; "))
-	}
-	if len(c.Assets.RunWorkerFirst) > 0 {
-		if _, _, err := runWorkerFirst(c.Assets.RunWorkerFirst); err != nil {
-			return nil, fmt.Errorf("worker config %s: %w", configPath, err)
-		}
-	}
-	mainPath := path.Clean(path.Join(path.Dir(configPath), c.Main))
-	script, err := fs.ReadFile(fsys, mainPath)
-	if err != nil {
-		return nil, fmt.Errorf("read worker module: %w", err)
-	}
-	return &Worker{
+	w := &Worker{
 		Name:               c.Name,
-		MainModule:         path.Base(mainPath),
-		Script:             script,
 		CompatibilityDate:  c.CompatibilityDate,
 		CompatibilityFlags: c.CompatibilityFlags,
 		Assets:             *c.Assets,
 		RateLimits:         c.RateLimits,
 		Vars:               c.Vars,
 		Observability:      observability(c),
-	}, nil
+	}
+	problems := w.problems(Now())
+	if c.Main == "" {
+		problems = append([]string{"main is empty"}, problems...)
+	}
+	if len(problems) > 0 {
+		return nil, &ConfigError{Config: configPath, Problems: problems}
+	}
+	mainPath := path.Clean(path.Join(path.Dir(configPath), c.Main))
+	script, err := fs.ReadFile(fsys, mainPath)
+	if err != nil {
+		return nil, fmt.Errorf("read worker module: %w", err)
+	}
+	w.MainModule, w.Script = path.Base(mainPath), script
+	return w, nil
+}
+
+// Now is the clock the compatibility date is checked against; tests replace it.
+var Now = time.Now
+
+// Validate checks the worker's configuration the way Cloudflare checks a script upload, so
+// that a deploy fails before its first request rather than after uploading the assets.
+func (w *Worker) Validate() error {
+	if problems := w.problems(Now()); len(problems) > 0 {
+		return &ConfigError{Config: "worker " + w.Name, Problems: problems}
+	}
+	return nil
+}
+
+// The values Cloudflare accepts (Workers API: script upload metadata, assets config and
+// ratelimit bindings).
+var (
+	htmlHandlings      = []string{"auto-trailing-slash", "force-trailing-slash", "drop-trailing-slash", "none"}
+	notFoundHandlings  = []string{"single-page-application", "404-page", "none"}
+	rateLimitPeriods   = []int{10, 60}
+	namespaceIDPattern = regexp.MustCompile(`^[0-9]+$`)
+)
+
+// Limits on run_worker_first rules.
+const (
+	maxRunWorkerFirstRules = 100
+	maxRunWorkerFirstRule  = 100 // characters
+)
+
+// problems lists what Cloudflare would refuse in the configuration, each naming its field.
+func (w *Worker) problems(now time.Time) []string {
+	var problems []string
+	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	if w.Name == "" {
+		add("name is empty")
+	}
+	if d, err := time.Parse(time.DateOnly, w.CompatibilityDate); err != nil || !compatibilityDate.MatchString(w.CompatibilityDate) {
+		add("compatibility_date %q is not a date YYYY-MM-DD", w.CompatibilityDate)
+	} else if today := now.UTC().Format(time.DateOnly); w.CompatibilityDate > today {
+		add("compatibility_date %s is in the future (today is %s UTC): Cloudflare refuses it; use a date up to today", d.Format(time.DateOnly), today)
+	}
+	a := w.Assets
+	if a.Binding == "" {
+		add("assets.binding is missing: the worker reads the tree through it")
+	}
+	if a.HTMLHandling != "" && !slices.Contains(htmlHandlings, a.HTMLHandling) {
+		add("assets.html_handling %q is not one of %s", a.HTMLHandling, strings.Join(htmlHandlings, ", "))
+	}
+	if a.NotFoundHandling != "" && !slices.Contains(notFoundHandlings, a.NotFoundHandling) {
+		add("assets.not_found_handling %q is not one of %s", a.NotFoundHandling, strings.Join(notFoundHandlings, ", "))
+	}
+	if len(a.RunWorkerFirst) > 0 {
+		_, rules, err := runWorkerFirst(a.RunWorkerFirst)
+		if err != nil {
+			add("%v", err)
+		}
+		if len(rules) > maxRunWorkerFirstRules {
+			add("assets.run_worker_first has %d rules, Cloudflare allows %d", len(rules), maxRunWorkerFirstRules)
+		}
+		for i, r := range rules {
+			if !strings.HasPrefix(r, "/") && !strings.HasPrefix(r, "!/") {
+				add("assets.run_worker_first[%d] %q must start with / or !/", i, r)
+			}
+			if n := utf8.RuneCountInString(r); n > maxRunWorkerFirstRule {
+				add("assets.run_worker_first[%d] is %d characters long, Cloudflare allows %d", i, n, maxRunWorkerFirstRule)
+			}
+		}
+	}
+	for i, rl := range w.RateLimits {
+		if rl.Name == "" {
+			add("ratelimits[%d].name is empty", i)
+		}
+		if !namespaceIDPattern.MatchString(string(rl.NamespaceID)) {
+			add("ratelimits[%d].namespace_id %s must be a string of digits, such as \"1001\"", i, quoteID(rl.NamespaceID))
+		}
+		if rl.Simple.Limit <= 0 {
+			add("ratelimits[%d].simple.limit %d must be a positive number of requests", i, rl.Simple.Limit)
+		}
+		if !slices.Contains(rateLimitPeriods, rl.Simple.Period) {
+			add("ratelimits[%d].simple.period %d must be 10 or 60 (seconds)", i, rl.Simple.Period)
+		}
+	}
+	return problems
+}
+
+// quoteID shows a namespace id as it was written: a string quoted, anything else raw.
+func quoteID(id flexibleID) string {
+	if strings.HasSuffix(string(id), notAString) {
+		return string(id)
+	}
+	return strconv.Quote(string(id))
+}
+
+// ConfigError reports a worker configuration Cloudflare would refuse, every problem named
+// by its field.
+type ConfigError struct {
+	Config   string
+	Problems []string
+}
+
+func (e *ConfigError) Error() string {
+	return e.Config + ": " + strings.Join(e.Problems, "; ")
 }
 
 // runWorkerFirst decodes run_worker_first: a bool, or a list of path rules.

@@ -1,6 +1,8 @@
 // Package cftest is a local fake of the parts of Cloudflare's API that deploy uses: the
 // Workers assets upload session, the bucketed base64 multipart upload authorised by the
-// upload token, the script upload, worker routes, custom domains and cache purge. It
+// upload token, the script upload (with Cloudflare's checks of its metadata), worker
+// routes, custom domains (refused over existing DNS records or another Worker's domain)
+// and the workers.dev subdomain of the account and of a script. It
 // answers with Cloudflare's envelope ({"success", "errors", "messages", "result"}), keeps
 // uploaded contents by hash across sessions as Cloudflare does, and records what it got.
 package cftest
@@ -19,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	json "github.com/goccy/go-json"
 )
@@ -78,6 +81,10 @@ type Server struct {
 	AccountID string
 	// BucketSize is how many hashes go in one bucket (default 25).
 	BucketSize int
+	// Now, when set, is the clock the script upload's compatibility date is checked against.
+	Now func() time.Time
+	// Subdomain is the account's workers.dev subdomain; empty means none chosen yet.
+	Subdomain string
 
 	srv *httptest.Server
 	mu  sync.Mutex
@@ -90,7 +97,8 @@ type Server struct {
 	scripts     map[string]*Script
 	routes      map[string][]Route // zone → routes
 	domains     map[string]string  // hostname → service
-	purges      []map[string]any
+	dnsRecords  map[string]bool    // hostnames with DNS records of their own
+	workersDev  map[string]bool    // script → workers.dev address enabled
 	faults      []*Fault
 	requests    []Request
 }
@@ -109,7 +117,8 @@ func New(token, account string) *Server {
 		Token: token, AccountID: account, BucketSize: 25,
 		store: map[string]Blob{}, uploads: map[string]int{}, sessions: map[string]*session{},
 		completions: map[string]*session{}, scripts: map[string]*Script{}, routes: map[string][]Route{},
-		domains: map[string]string{},
+		domains: map[string]string{}, dnsRecords: map[string]bool{}, workersDev: map[string]bool{},
+		Subdomain: "fake-account",
 	}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL + "/client/v4/"
@@ -199,11 +208,26 @@ func (s *Server) Domains() map[string]string {
 	return out
 }
 
-// Purges returns the bodies of the cache purge requests.
-func (s *Server) Purges() []map[string]any {
+// AddDNSRecord gives a hostname a DNS record of its own (an A record of another origin):
+// attaching it as a custom domain is then refused.
+func (s *Server) AddDNSRecord(host string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]map[string]any(nil), s.purges...)
+	s.dnsRecords[host] = true
+}
+
+// AddDomain attaches a hostname as the custom domain of a service (another Worker).
+func (s *Server) AddDomain(host, service string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.domains[host] = service
+}
+
+// WorkersDev reports whether a script's workers.dev address is enabled.
+func (s *Server) WorkersDev(script string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.workersDev[script]
 }
 
 type apiError struct {
@@ -217,7 +241,8 @@ var (
 	reScript  = regexp.MustCompile(`^/client/v4/accounts/([^/]+)/workers/scripts/([^/]+)$`)
 	reDomains = regexp.MustCompile(`^/client/v4/accounts/([^/]+)/workers/domains$`)
 	reRoutes  = regexp.MustCompile(`^/client/v4/zones/([^/]+)/workers/routes(?:/([^/]+))?$`)
-	rePurge   = regexp.MustCompile(`^/client/v4/zones/([^/]+)/purge_cache$`)
+	reAccSub  = regexp.MustCompile(`^/client/v4/accounts/([^/]+)/workers/subdomain$`)
+	reSub     = regexp.MustCompile(`^/client/v4/accounts/([^/]+)/workers/scripts/([^/]+)/subdomain$`)
 	reHash    = regexp.MustCompile(`^[0-9a-f]{32}$`)
 )
 
@@ -281,16 +306,14 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) (auth bool) {
 		s.putDomain(w, r)
 	case m.re == reRoutes:
 		s.route(w, r, m.args[0], m.args[1])
-	case m.re == rePurge && r.Method == http.MethodPost:
-		var body map[string]any
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-			fail(w, 400, apiError{Code: 1012, Message: "invalid JSON: " + err.Error()})
+	case m.re == reAccSub && r.Method == http.MethodGet && m.args[0] == s.AccountID:
+		if s.Subdomain == "" {
+			fail(w, 404, apiError{Code: 10007, Message: "This account does not have a workers.dev subdomain. Please register one."})
 			return true
 		}
-		s.mu.Lock()
-		s.purges = append(s.purges, body)
-		s.mu.Unlock()
-		ok(w, 200, map[string]any{"id": "purge-" + m.args[0]})
+		ok(w, 200, map[string]any{"subdomain": s.Subdomain})
+	case m.re == reSub && r.Method == http.MethodPost && m.args[0] == s.AccountID:
+		s.enableSubdomain(w, r, m.args[1])
 	case m.re == nil:
 		fail(w, 404, apiError{Code: 7003, Message: "Could not route to " + p + ", perhaps your object identifier is invalid?"})
 	default:
@@ -305,7 +328,7 @@ type matched struct {
 }
 
 func match(p string) matched {
-	for _, re := range []*regexp.Regexp{reSession, reScript, reDomains, reRoutes, rePurge} {
+	for _, re := range []*regexp.Regexp{reSession, reScript, reDomains, reRoutes, reAccSub, reSub} {
 		if m := re.FindStringSubmatch(p); m != nil {
 			return matched{re: re, args: m[1:]}
 		}
@@ -472,8 +495,8 @@ func (s *Server) putScript(w http.ResponseWriter, r *http.Request, name string) 
 		fail(w, 400, apiError{Code: 10021, Message: fmt.Sprintf("main_module %q is not an uploaded ES module", main)})
 		return
 	}
-	if d, _ := meta["compatibility_date"].(string); d == "" {
-		fail(w, 400, apiError{Code: 10021, Message: "compatibility_date is missing"})
+	if errs := validateMetadata(meta, s.now()); len(errs) > 0 {
+		failAll(w, 400, errs)
 		return
 	}
 	assets, _ := meta["assets"].(map[string]any)
@@ -499,10 +522,38 @@ func (s *Server) putDomain(w http.ResponseWriter, r *http.Request) {
 		fail(w, 400, apiError{Code: 10021, Message: "hostname and service are required"})
 		return
 	}
+	host := body["hostname"]
 	s.mu.Lock()
-	s.domains[body["hostname"]] = body["service"]
-	s.mu.Unlock()
-	ok(w, 200, map[string]any{"id": "domain-" + body["hostname"], "hostname": body["hostname"], "service": body["service"]})
+	defer s.mu.Unlock()
+	if s.dnsRecords[host] {
+		fail(w, 409, apiError{Code: 100117, Message: fmt.Sprintf("Hostname '%s' already has externally managed DNS records (A, CNAME, etc). Either delete them, try a different hostname, or use the option 'override_existing_dns_record' to override.", host)})
+		return
+	}
+	if other, taken := s.domains[host]; taken && other != body["service"] {
+		fail(w, 409, apiError{Code: 100116, Message: fmt.Sprintf("Hostname '%s' is already in use by another Worker. Either detach it, try a different hostname, or use the option 'override_existing_origin' to override.", host)})
+		return
+	}
+	s.domains[host] = body["service"]
+	ok(w, 200, map[string]any{"id": "domain-" + host, "hostname": host, "service": body["service"]})
+}
+
+func (s *Server) enableSubdomain(w http.ResponseWriter, r *http.Request, script string) {
+	var body struct {
+		Enabled         *bool `json:"enabled"`
+		PreviewsEnabled bool  `json:"previews_enabled"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil || body.Enabled == nil {
+		fail(w, 400, apiError{Code: 10021, Message: "enabled is required"})
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.scripts[script] == nil {
+		fail(w, 404, apiError{Code: 10007, Message: "This Worker does not exist on your account."})
+		return
+	}
+	s.workersDev[script] = *body.Enabled
+	ok(w, 200, map[string]any{"enabled": *body.Enabled, "previews_enabled": body.PreviewsEnabled})
 }
 
 func (s *Server) route(w http.ResponseWriter, r *http.Request, zone, id string) {
@@ -544,6 +595,87 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, zone, id string) 
 	default:
 		fail(w, 405, apiError{Code: 10000, Message: "method not allowed"})
 	}
+}
+
+// now is the fake's clock: Server.Now when set, else the time.
+func (s *Server) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// validateMetadata checks a script upload's metadata as Cloudflare does, one error per
+// refused field: compatibility_date (a date, not in the future), assets.config
+// (html_handling and not_found_handling enums; run_worker_first true, false or at most 100
+// rules of at most 100 characters, each starting with / or !/) and ratelimit bindings
+// (namespace_id a string of digits, simple.period 10 or 60).
+func validateMetadata(meta map[string]any, now time.Time) []apiError {
+	var errs []apiError
+	bad := func(format string, args ...any) {
+		errs = append(errs, apiError{Code: 10021, Message: fmt.Sprintf(format, args...)})
+	}
+	date, _ := meta["compatibility_date"].(string)
+	if d, err := time.Parse(time.DateOnly, date); err != nil {
+		bad("compatibility_date %q is not a valid date", date)
+	} else if d.After(now.UTC()) {
+		bad("compatibility_date %s is in the future", date)
+	}
+	assets, _ := meta["assets"].(map[string]any)
+	cfg, _ := assets["config"].(map[string]any)
+	if v, set := cfg["html_handling"]; set && !oneOf(v, "auto-trailing-slash", "force-trailing-slash", "drop-trailing-slash", "none") {
+		bad("assets.config.html_handling: invalid value %v", v)
+	}
+	if v, set := cfg["not_found_handling"]; set && !oneOf(v, "single-page-application", "404-page", "none") {
+		bad("assets.config.not_found_handling: invalid value %v", v)
+	}
+	switch rwf := cfg["run_worker_first"].(type) {
+	case nil, bool:
+	case []any:
+		if len(rwf) > 100 {
+			bad("assets.config.run_worker_first: at most 100 rules, got %d", len(rwf))
+		}
+		for i, r := range rwf {
+			rule, _ := r.(string)
+			if !strings.HasPrefix(rule, "/") && !strings.HasPrefix(rule, "!/") {
+				bad("assets.config.run_worker_first[%d]: rules must begin with '/' or '!/'", i)
+			}
+			if len([]rune(rule)) > 100 {
+				bad("assets.config.run_worker_first[%d]: rules must be at most 100 characters", i)
+			}
+		}
+	default:
+		bad("assets.config.run_worker_first: must be a boolean or an array of strings")
+	}
+	bindings, _ := meta["bindings"].([]any)
+	for i, b := range bindings {
+		bm, _ := b.(map[string]any)
+		if bm["type"] != "ratelimit" {
+			continue
+		}
+		if ns, isString := bm["namespace_id"].(string); !isString || !regexp.MustCompile(`^[0-9]+$`).MatchString(ns) {
+			bad("bindings[%d].namespace_id: must be a string of digits", i)
+		}
+		simple, _ := bm["simple"].(map[string]any)
+		if p, _ := simple["period"].(float64); p != 10 && p != 60 {
+			bad("bindings[%d].simple.period: must be 10 or 60", i)
+		}
+	}
+	return errs
+}
+
+func oneOf(v any, values ...string) bool {
+	s, _ := v.(string)
+	for _, x := range values {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
+
+func failAll(w http.ResponseWriter, status int, errs []apiError) {
+	writeEnvelope(w, status, map[string]any{"success": false, "errors": errs, "messages": []any{}, "result": nil})
 }
 
 func ok(w http.ResponseWriter, status int, result any) {
