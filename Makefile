@@ -8,7 +8,7 @@ GOFLAGS_BUILD := -trimpath
 CONTENT_FILES  := $(shell find content templates -type f 2>/dev/null)
 GO_FILES       := $(shell find . -name '*.go' -not -path './edge/worker/node_modules/*' 2>/dev/null)
 
-.PHONY: all build run generate verify test test-tools check bench bench-generate bench-serve bench-worker bench-pack clean
+.PHONY: all build run generate verify test test-tools check bench bench-generate bench-serve bench-worker bench-pack bench-deploy clean
 
 all: build
 
@@ -54,7 +54,7 @@ check:
 	scripts/check-imports.sh
 
 ## bench: every benchmark (each prints ratios against its baseline)
-bench: bench-generate bench-serve bench-worker bench-pack
+bench: bench-generate bench-serve bench-worker bench-pack bench-deploy
 
 bench-generate: $(BIN)
 	scripts/bench-generate.sh $(BIN)
@@ -67,6 +67,9 @@ bench-worker: $(BIN) test-tools
 
 bench-pack: $(BIN)
 	scripts/bench-pack.sh $(BIN)
+
+bench-deploy: $(BIN)
+	scripts/bench-deploy.sh $(BIN)
 
 clean:
 	rm -rf bin dist .cache
