@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Benchmarks the worker (edge/worker/src/index.js):
 #   1. its size: the source as uploaded, and the bundle `wrangler deploy --dry-run` builds;
-#   2. its CPU per matrix request, cold and warm, p50/p99, with and without its month
-#      cache: its fetch handler run in Node on a full-range tree (scripts/bench-worker-cpu.mjs);
+#   2. its CPU per matrix request, cold and warm, p50/p99: its fetch handler run in Node
+#      on a full-range tree (scripts/bench-worker-cpu.mjs);
 #   3. requests/s through `wrangler dev` for valid matrix dates, the worker routing them,
 #      versus the same files fetched as plain static assets from a second `wrangler dev`
 #      with no worker at all: same tree, same concurrency, same duration, one run, the two

@@ -15,14 +15,6 @@ const FALLBACK_BODY =
 // The per-isolate promise of the edge config; reset on failure so the next request retries.
 let configPromise = null;
 
-// MONTH_CACHE_SIZE bounds the packed month files kept in the isolate (each ~45 KB, so
-// ~1.5 MB of the isolate's 128 MB); the least recently used goes first. It saves the
-// assets fetch and the line scan of a month already asked for (scripts/bench-worker.sh).
-const MONTH_CACHE_SIZE = 32;
-
-// months maps a month file's path to the promise of {bytes, starts, etags}.
-const months = new Map();
-
 export default {
   async fetch(request, env) {
     const path = rawPath(request.url);
@@ -147,60 +139,29 @@ async function fileResponse(request, env, cfg, file) {
 
 // recordResponse answers with the matrix record of a valid date: line {day} of its packed
 // month file, byte for byte the per-date file, under the same strong ETag. A month file
-// that is missing, or lacks the day's line, is a 500 like a missing file.
+// that is missing, or lacks the day's line, is a 500 like a missing file. Month files are
+// not kept between requests: measured, keeping them costs more CPU (the collector) than the
+// fetch and scan they save, unless clients ask for the same months (docs/worker.md).
 async function recordResponse(request, env, cfg, [d, m, y]) {
   const file = cfg.matrix_months.replace("{year}", y).replace("{month}", m);
-  let month;
-  try {
-    month = await monthFile(env, request.url, file);
-  } catch (err) {
-    console.error(`asset ${file}: ${err}`);
+  const asset = await env.ASSETS.fetch(new URL("/" + file, request.url));
+  if (asset.status !== 200) {
+    console.error(`asset ${file}: status ${asset.status}`);
     return errorResponse(cfg, "internal_error", request.method);
   }
-  const start = month.starts[d - 1];
-  const end = month.starts[d];
-  if (end === undefined || end - start < 2) {
+  const bytes = new Uint8Array(await asset.arrayBuffer());
+  let start = 0;
+  for (let line = 1; line < d && start >= 0; line++) {
+    const nl = bytes.indexOf(10, start);
+    start = nl < 0 ? -1 : nl + 1;
+  }
+  const end = start < 0 ? -1 : bytes.indexOf(10, start);
+  if (end <= start) {
     console.error(`asset ${file}: no record on line ${d}`);
     return errorResponse(cfg, "internal_error", request.method);
   }
-  const body = month.bytes.subarray(start, end);
-  if (month.etags[d] === undefined) {
-    month.etags[d] = await etagOf(body);
-  }
-  return bodyResponse(request, cfg, body, month.etags[d]);
-}
-
-// monthFile returns a packed month file, from the isolate's cache or the assets, as its
-// bytes, the offsets where its lines start (and one past the last) and its records' ETags
-// once computed.
-function monthFile(env, base, file) {
-  let p = months.get(file);
-  if (p !== undefined) {
-    months.delete(file); // most recently used goes last
-    months.set(file, p);
-    return p;
-  }
-  p = fetchMonth(env, base, file);
-  months.set(file, p);
-  if (months.size > MONTH_CACHE_SIZE) {
-    months.delete(months.keys().next().value);
-  }
-  // A failed fetch is not kept: the next request asks again.
-  p.catch(() => months.get(file) === p && months.delete(file));
-  return p;
-}
-
-async function fetchMonth(env, base, file) {
-  const res = await env.ASSETS.fetch(new URL("/" + file, base));
-  if (res.status !== 200) {
-    throw new Error(`status ${res.status}`);
-  }
-  const bytes = new Uint8Array(await res.arrayBuffer());
-  const starts = [0];
-  for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) {
-    starts.push(i + 1);
-  }
-  return { bytes, starts, etags: [] };
+  const body = bytes.subarray(start, end + 1);
+  return bodyResponse(request, cfg, body, await etagOf(body));
 }
 
 // etagOf returns the strong ETag of a body: its sha256 in hex, quoted.
