@@ -831,3 +831,30 @@ func BenchmarkApply(b *testing.B) {
 		}
 	})
 }
+
+// TestPlanWithoutIgnoreFile: a tree generated before .assetsignore existed uploads every
+// file but wrangler's defaults, and a refusal says to generate it again.
+func TestPlanWithoutIgnoreFile(t *testing.T) {
+	dir := copyTree(t)
+	if err := os.Remove(filepath.Join(dir, manifest.AssetsIgnoreFile)); err != nil {
+		t.Fatal(err)
+	}
+	m, err := manifest.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newPlan(t, dir, cloudflare.Options{})
+	// Every manifest file but _headers and the (listed, absent) .assetsignore, plus manifest.json.
+	if p.IgnoreFile || p.Ignored != 1 || len(p.Assets) != len(m.Files)-1 {
+		t.Errorf("ignore file %v, %d ignored, %d assets for %d manifest files", p.IgnoreFile, p.Ignored, len(p.Assets), len(m.Files))
+	}
+	var out bytes.Buffer
+	p.Write(&out)
+	if !strings.Contains(out.String(), "by wrangler's defaults (the tree has no .assetsignore)") {
+		t.Errorf("plan output:\n%s", out.String())
+	}
+	p.Limits.MaxFiles = 10
+	if err := p.Preflight(); err == nil || !strings.Contains(err.Error(), "over the 10 of Workers free per version: generate the tree again with this version") {
+		t.Errorf("preflight: %v", err)
+	}
+}

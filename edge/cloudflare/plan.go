@@ -183,15 +183,16 @@ func fileOf(dir, rel string) (manifest.File, error) {
 func (p *Plan) Preflight() error {
 	var problems []string
 	if n := len(p.Assets); n > p.Limits.MaxFiles {
-		what := "generate fewer years (numerology generate --from/--to)"
+		var what []string
 		if !p.IgnoreFile {
-			what = "generate the tree again with this version (its .assetsignore leaves the per-date matrix files out) or " + what
+			what = append(what, "generate the tree again with this version (its .assetsignore leaves the per-date matrix files out)")
 		}
 		if p.Limits.Plan == "free" {
-			what = "use --plan paid (Workers Paid allows 100,000 files per version) or " + what
+			what = append(what, "use --plan paid (Workers Paid allows 100,000 files per version)")
 		}
-		problems = append(problems, fmt.Sprintf("the tree has %s files, over the %s of Workers %s per version: %s",
-			humanize.Count(int64(n)), humanize.Count(int64(p.Limits.MaxFiles)), p.Limits.Plan, what))
+		what = append(what, "generate fewer years (numerology generate --from/--to)")
+		problems = append(problems, fmt.Sprintf("the tree has %s files to upload, over the %s of Workers %s per version: %s",
+			humanize.Count(int64(n)), humanize.Count(int64(p.Limits.MaxFiles)), p.Limits.Plan, strings.Join(what, ", or ")))
 	}
 	var big []string
 	for _, a := range p.Assets {
