@@ -28,8 +28,8 @@ func (e *AuthError) Error() string {
 		return e.Detail
 	}
 	return fmt.Sprintf("Cloudflare rejected the API token (HTTP %d: %s): check that CLOUDFLARE_API_TOKEN is current "+
-		"and has the permissions Account > Workers Scripts > Edit (and Zone > Workers Routes > Edit, Zone > Cache Purge "+
-		"> Purge for --route, --domain and --purge) on the account of CLOUDFLARE_ACCOUNT_ID", e.Status, e.Detail)
+		"and has the permissions Account > Workers Scripts > Edit (and Zone > Workers Routes > Edit for --route and "+
+		"--domain) on the account of CLOUDFLARE_ACCOUNT_ID", e.Status, e.Detail)
 }
 
 // ErrNoToken is returned when CLOUDFLARE_API_TOKEN is not set.
