@@ -166,6 +166,7 @@ func testNeverReachesAssets(t *testing.T, w *wrangler, m *manifest.Manifest) {
 		{"month 13", "/api/public/matrix/1/13/2000", e[manifest.ErrInvalidDate]},
 		{"asset path of a valid date", "/api/public/matrix/1/1/2000.json", e[manifest.ErrInvalidDate]},
 		{"edge config", "/" + manifest.EdgeFile, e[manifest.ErrNotFound]},
+		{"packed month file", "/" + manifest.MatrixMonthFile(2000, 1), e[manifest.ErrNotFound]},
 		{"prebuilt error file", "/" + e[manifest.ErrInvalidDate].File, e[manifest.ErrNotFound]},
 		{"life path asset path", "/" + manifest.LifePathFile(1), e[manifest.ErrNumberNotFound]},
 		{"list asset path", "/" + manifest.ListFile, e[manifest.ErrNotFound]},
