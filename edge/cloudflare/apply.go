@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/cloudflare/cloudflare-go/v6/option"
+	"github.com/cloudflare/cloudflare-go/v6/packages/pagination"
 	"github.com/cloudflare/cloudflare-go/v6/shared"
 	"github.com/cloudflare/cloudflare-go/v6/workers"
 	json "github.com/goccy/go-json"
@@ -86,6 +87,10 @@ func (d *Deployer) apply(ctx context.Context, p *Plan, red *redactor) (*Result, 
 		return nil, err
 	}
 	a := d.newApplier(p, red)
+	// 0. A custom domain that is another Worker's stops the deploy before any upload.
+	if err := a.checkDomains(ctx); err != nil {
+		return nil, err
+	}
 	// 1–2. The upload session and the files Cloudflare lacks.
 	completion, err := a.uploadAssets(ctx)
 	if err != nil {
@@ -576,6 +581,32 @@ func (a *applier) bindRoutes(ctx context.Context) error {
 func routeURL(pattern string) string {
 	host, rest, _ := strings.Cut(pattern, "/")
 	return "https://" + host + "/" + strings.TrimSuffix(rest, "*")
+}
+
+// checkDomains refuses, before anything is uploaded, a --domain that is already the custom
+// domain of another Worker (GET /accounts/{id}/workers/domains?hostname=…). Whether the
+// hostname has DNS records of its own shows only when attaching it (reading DNS would need
+// another permission).
+func (a *applier) checkDomains(ctx context.Context) error {
+	for _, host := range a.p.Domains {
+		var page *pagination.SinglePage[workers.DomainListResponse]
+		err := a.call(ctx, "look up custom domain "+host, func() (err error) {
+			var q workers.DomainListParams
+			set(&q.AccountID.Value, &q.AccountID.Present, a.d.AccountID)
+			set(&q.Hostname.Value, &q.Hostname.Present, host)
+			page, err = a.wk.Domains.List(ctx, q)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		for _, dm := range page.Result {
+			if dm.Hostname == host && dm.Service != a.p.ScriptName {
+				return &DomainConflictError{Host: host, Script: a.p.ScriptName, Other: dm.Service}
+			}
+		}
+	}
+	return nil
 }
 
 // bindDomains attaches the custom domains. A hostname that already has DNS records, or

@@ -611,23 +611,26 @@ func TestFirstDeployIsReachable(t *testing.T) {
 	})
 }
 
-// TestDomainConflict: Cloudflare refuses a custom domain over DNS records of the hostname
-// or another Worker's domain; deploy says what to do.
+// TestDomainConflict: a --domain that is another Worker's custom domain stops the deploy
+// before any upload; one over DNS records of the hostname is refused by Cloudflare when
+// attached, after the switch. Both errors say what to do.
 func TestDomainConflict(t *testing.T) {
 	tests := []struct {
-		name  string
-		setup func(*cftest.Server)
-		want  []string
-		dns   bool
+		name     string
+		setup    func(*cftest.Server)
+		want     []string
+		dns      bool
+		uploaded bool // whether the version went live before the refusal
 	}{
 		{"existing DNS record", func(f *cftest.Server) { f.AddDNSRecord("api.example.org") }, []string{
 			"--domain api.example.org: the zone already has a DNS record (A, AAAA or CNAME) for api.example.org",
 			"delete that record (dashboard: the zone, DNS, Records) or choose another hostname, then run deploy again",
 			"the new version of fixture-api is live; only the domain is not attached",
-		}, true},
+		}, true, true},
 		{"another Worker's domain", func(f *cftest.Server) { f.AddDomain("api.example.org", "someone-else") }, []string{
-			"--domain api.example.org is already the custom domain of another Worker: detach it there",
-		}, false},
+			"--domain api.example.org is already the custom domain of the Worker someone-else: detach it there (dashboard: Workers & Pages, someone-else, Settings, Domains & Routes)",
+			"(nothing was uploaded)",
+		}, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -647,6 +650,12 @@ func TestDomainConflict(t *testing.T) {
 			}
 			if fake.Domains()["api.example.org"] == p.ScriptName {
 				t.Error("the domain was attached anyway")
+			}
+			if live := fake.Script(p.ScriptName) != nil; live != tt.uploaded {
+				t.Errorf("version live: %v, want %v", live, tt.uploaded)
+			}
+			if total, _ := fake.Uploads(); (total > 0) != tt.uploaded {
+				t.Errorf("%d files uploaded", total)
 			}
 		})
 	}

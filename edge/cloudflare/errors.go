@@ -148,12 +148,17 @@ func hasCode(err error, code int64) bool {
 type DomainConflictError struct {
 	Host   string
 	Script string
-	DNS    bool // true: existing DNS records; false: another Worker's origin
+	DNS    bool   // true: existing DNS records; false: another Worker's origin
+	Other  string // the other Worker, when found before the upload (then nothing was sent)
 	Err    error
 }
 
 func (e *DomainConflictError) Error() string {
 	live := fmt.Sprintf("the new version of %s is live; only the domain is not attached", e.Script)
+	if e.Other != "" {
+		return fmt.Sprintf("--domain %s is already the custom domain of the Worker %s: detach it there (dashboard: Workers & Pages, %s, Settings, Domains & Routes) "+
+			"or choose another hostname, then run deploy again (nothing was uploaded)", e.Host, e.Other, e.Other)
+	}
 	if e.DNS {
 		return fmt.Sprintf("--domain %s: the zone already has a DNS record (A, AAAA or CNAME) for %s, which a custom domain would replace, and Cloudflare does not replace it unasked: "+
 			"delete that record (dashboard: the zone, DNS, Records) or choose another hostname, then run deploy again (%s)", e.Host, e.Host, live)

@@ -304,6 +304,8 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) (auth bool) {
 		s.putScript(w, r, m.args[1])
 	case m.re == reDomains && r.Method == http.MethodPut && m.args[0] == s.AccountID:
 		s.putDomain(w, r)
+	case m.re == reDomains && r.Method == http.MethodGet && m.args[0] == s.AccountID:
+		s.listDomains(w, r)
 	case m.re == reRoutes:
 		s.route(w, r, m.args[0], m.args[1])
 	case m.re == reAccSub && r.Method == http.MethodGet && m.args[0] == s.AccountID:
@@ -535,6 +537,28 @@ func (s *Server) putDomain(w http.ResponseWriter, r *http.Request) {
 	}
 	s.domains[host] = body["service"]
 	ok(w, 200, map[string]any{"id": "domain-" + host, "hostname": host, "service": body["service"]})
+}
+
+func (s *Server) listDomains(w http.ResponseWriter, r *http.Request) {
+	host := r.URL.Query().Get("hostname")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := []map[string]any{}
+	for _, h := range sortedKeys(s.domains) {
+		if host == "" || h == host {
+			out = append(out, map[string]any{"id": "domain-" + h, "hostname": h, "service": s.domains[h], "environment": "production", "zone_id": "", "zone_name": "", "cert_id": ""})
+		}
+	}
+	ok(w, 200, out)
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func (s *Server) enableSubdomain(w http.ResponseWriter, r *http.Request, script string) {
