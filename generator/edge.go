@@ -105,18 +105,6 @@ func (s *Site) errorSpecs() []errorSpec {
 	}
 }
 
-// Routes returns the route table of §3.
-func Routes() []manifest.Route {
-	p := manifest.APIPrefix
-	return []manifest.Route{
-		{Name: manifest.RouteIndex, Pattern: p, File: manifest.IndexFile},
-		{Name: manifest.RouteOpenAPI, Pattern: p + "/openapi.json", File: manifest.OpenAPIFile},
-		{Name: manifest.RouteLifePathList, Pattern: p + "/life-path", File: manifest.ListFile},
-		{Name: manifest.RouteLifePath, Pattern: p + "/life-path/{number}", File: "api/public/life-path/{number}.json"},
-		{Name: manifest.RouteMatrix, Pattern: p + "/matrix/{day}/{month}/{year}", File: "api/public/matrix/{day}/{month}/{year}.json", RateLimited: true},
-	}
-}
-
 // EdgeConfig builds the edge configuration and the error bodies it holds.
 func (s *Site) EdgeConfig() (manifest.EdgeConfig, error) {
 	cfg := manifest.EdgeConfig{
@@ -129,7 +117,6 @@ func (s *Site) EdgeConfig() (manifest.EdgeConfig, error) {
 		RateLimit: manifest.RateLimit{
 			Requests:      RateLimitRequests,
 			WindowSeconds: RateLimitWindowSeconds,
-			PathPrefix:    manifest.APIPrefix + "/matrix",
 			IPv6Prefix:    64,
 		},
 		Headers:      Headers(),

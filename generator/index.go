@@ -2,6 +2,7 @@ package generator
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/opennumerology/numerology/generator/manifest"
 )
@@ -61,6 +62,19 @@ func Downloads() []Download {
 	}
 }
 
+// indexRoutes lists the data routes of the route table; the index itself and the OpenAPI
+// document have their own fields.
+func (s *Site) indexRoutes() []IndexRoute {
+	var out []IndexRoute
+	for _, r := range Routes() {
+		if r.Name == manifest.RouteIndex || r.Name == manifest.RouteOpenAPI {
+			continue
+		}
+		out = append(out, IndexRoute{strings.TrimPrefix(r.Pattern, manifest.APIPrefix), r.Description, s.SiteURL + r.Example})
+	}
+	return out
+}
+
 // APIIndex builds the discovery document.
 func (s *Site) APIIndex() APIIndex {
 	var dataset []IndexFile
@@ -75,11 +89,7 @@ func (s *Site) APIIndex() APIIndex {
 		OpenAPI:     s.APIBase + "/openapi.json",
 		Docs:        s.SiteURL + "/",
 		LLMsTxt:     s.SiteURL + "/" + LLMsFile,
-		Routes: []IndexRoute{
-			{"/life-path", "Все 12 чисел жизненного пути, кратко", s.APIBase + "/life-path"},
-			{"/life-path/{number}", "Одно число жизненного пути: 1–9, 11, 22, 33", s.APIBase + "/life-path/7"},
-			{"/matrix/{day}/{month}/{year}", "Матрица судьбы для даты рождения", s.APIBase + "/matrix/15/5/1990"},
-		},
+		Routes:      s.indexRoutes(),
 		RateLimit:   fmt.Sprintf("%d запросов к /matrix за %d секунд с одного адреса", RateLimitRequests, RateLimitWindowSeconds),
 		Dataset:     dataset,
 		License:     License,

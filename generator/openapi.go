@@ -63,18 +63,7 @@ func (s *Site) OpenAPI() (obj, error) {
 		},
 		"externalDocs": obj{"description": "Документация и примеры", "url": s.SiteURL + "/"},
 		"servers":      []obj{{"url": s.SiteURL}},
-		"paths": obj{
-			p:                   b.pathItem("index", "Оглавление API", nil, "APIIndex", nil),
-			p + "/openapi.json": b.pathItem("openapi", "Этот документ OpenAPI 3.1", nil, "OpenAPIDocument", nil),
-			p + "/life-path":    b.pathItem("lifePathList", "Все 12 чисел жизненного пути, кратко", nil, "LifePathList", nil),
-			p + "/life-path/{number}": b.pathItem("lifePath", "Одно число жизненного пути целиком",
-				[]string{"Number"}, "LifePathRecord", obj{"404": ref("responses", "NumberNotFound")}),
-			p + "/matrix/{day}/{month}/{year}": b.pathItem("matrix", "Матрица судьбы для даты рождения",
-				[]string{"Day", "Month", "Year"}, "MatrixRecord", obj{
-					"400": ref("responses", "InvalidDate"),
-					"429": ref("responses", "TooManyRequests"),
-				}),
-		},
+		"paths":        b.paths(),
 		"components": obj{
 			"schemas":    b.schemas,
 			"headers":    b.headers,
@@ -83,6 +72,58 @@ func (s *Site) OpenAPI() (obj, error) {
 		},
 	}
 	return doc, nil
+}
+
+// routeSchemas names the schema of each route's 200 body: the renderer's half of a route.
+var routeSchemas = map[string]string{
+	manifest.RouteIndex:        "APIIndex",
+	manifest.RouteOpenAPI:      "OpenAPIDocument",
+	manifest.RouteLifePathList: "LifePathList",
+	manifest.RouteLifePath:     "LifePathRecord",
+	manifest.RouteMatrix:       "MatrixRecord",
+}
+
+// errorResponses names the components/responses entry of each error key.
+var errorResponses = map[string]string{
+	manifest.ErrInvalidDate:      "InvalidDate",
+	manifest.ErrNumberNotFound:   "NumberNotFound",
+	manifest.ErrNotFound:         "NotFound",
+	manifest.ErrMethodNotAllowed: "MethodNotAllowed",
+	manifest.ErrTooManyRequests:  "TooManyRequests",
+	manifest.ErrInternal:         "InternalError",
+}
+
+// paths describes every route of the route table.
+func (b *openAPIBuilder) paths() obj {
+	out := obj{}
+	for _, r := range b.cfg.Routes {
+		var params []string
+		for _, name := range r.Params() {
+			params = append(params, strings.ToUpper(name[:1])+name[1:])
+		}
+		extra := obj{}
+		if r.Error != "" {
+			e := b.cfg.Errors[r.Error]
+			extra[strconv.Itoa(e.Status)] = ref("responses", errorResponses[r.Error])
+		}
+		if r.RateLimited {
+			extra["429"] = ref("responses", errorResponses[manifest.ErrTooManyRequests])
+		}
+		if len(extra) == 0 {
+			extra = nil
+		}
+		out[r.Pattern] = b.pathItem(camelCase(r.Name), r.Summary, params, routeSchemas[r.Name], extra)
+	}
+	return out
+}
+
+// camelCase turns a route name ("life-path-list") into an operationId ("lifePathList").
+func camelCase(name string) string {
+	parts := strings.Split(name, "-")
+	for i := 1; i < len(parts); i++ {
+		parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
+	}
+	return strings.Join(parts, "")
 }
 
 type openAPIBuilder struct {
@@ -335,13 +376,13 @@ func (b *openAPIBuilder) jsonContent(schema obj, example any) obj {
 // example), the 304 and the preflight.
 func (b *openAPIBuilder) buildResponses() (obj, error) {
 	out := obj{}
-	errs := []struct{ name, key, description, schema string }{
-		{"InvalidDate", manifest.ErrInvalidDate, "Неверная или несуществующая дата, год вне 1900–2100, неверный формат адреса", "Error"},
-		{"NumberNotFound", manifest.ErrNumberNotFound, "Такого числа жизненного пути нет", "NumberNotFoundError"},
-		{"NotFound", manifest.ErrNotFound, "Такого адреса в API нет", "Error"},
-		{"MethodNotAllowed", manifest.ErrMethodNotAllowed, "Метод, кроме GET, HEAD и OPTIONS", "Error"},
-		{"TooManyRequests", manifest.ErrTooManyRequests, "Превышен лимит запросов к матрице", "Error"},
-		{"InternalError", manifest.ErrInternal, "Файл ответа недоступен", "Error"},
+	errs := []struct{ key, description, schema string }{
+		{manifest.ErrInvalidDate, "Неверная или несуществующая дата, год вне 1900–2100, неверный формат адреса", "Error"},
+		{manifest.ErrNumberNotFound, "Такого числа жизненного пути нет", "NumberNotFoundError"},
+		{manifest.ErrNotFound, "Такого адреса в API нет", "Error"},
+		{manifest.ErrMethodNotAllowed, "Метод, кроме GET, HEAD и OPTIONS", "Error"},
+		{manifest.ErrTooManyRequests, "Превышен лимит запросов к матрице", "Error"},
+		{manifest.ErrInternal, "Файл ответа недоступен", "Error"},
 	}
 	for _, e := range errs {
 		r := b.cfg.Errors[e.key]
@@ -350,7 +391,7 @@ func (b *openAPIBuilder) buildResponses() (obj, error) {
 			return nil, fmt.Errorf("openapi: error body %s: %w", e.key, err)
 		}
 		status := strconv.Itoa(r.Status)
-		out[e.name] = obj{
+		out[errorResponses[e.key]] = obj{
 			"description": e.description,
 			"headers":     b.responseHeaders(status),
 			"content":     b.jsonContent(ref("schemas", e.schema), example),

@@ -155,15 +155,13 @@ func newPageRenderer(s *Site) (*pageRenderer, error) {
 	}, nil
 }
 
+// routeDocs lists the route table for the home page and llms.txt.
 func routeDocs() []routeDoc {
-	p := manifest.APIPrefix
-	return []routeDoc{
-		{p, "Оглавление API: маршруты, ссылка на OpenAPI, лицензия и набор данных", "the API index: routes, OpenAPI URL, licence and dataset URLs as JSON", p},
-		{p + "/openapi.json", "Описание API в формате OpenAPI 3.1", "the OpenAPI 3.1 document: every route, parameter, response schema, error body and header", p + "/openapi.json"},
-		{p + "/life-path", "Все 12 чисел жизненного пути, кратко", "the 12 life path numbers, briefly", p + "/life-path"},
-		{p + "/life-path/{number}", "Одно число жизненного пути целиком: 1–9, 11, 22, 33", "one life path number in full (1–9, 11, 22, 33)", p + "/life-path/7"},
-		{p + "/matrix/{day}/{month}/{year}", "Матрица судьбы для даты рождения с 1900 по 2100 год", "the destiny matrix of a birth date, 1900–2100", p + "/matrix/15/5/1990"},
+	var out []routeDoc
+	for _, r := range Routes() {
+		out = append(out, routeDoc{r.Pattern, r.Description, r.English, r.Example})
 	}
+	return out
 }
 
 func (p *pageRenderer) render() ([]pageFile, error) {

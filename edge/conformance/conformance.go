@@ -458,11 +458,10 @@ func (s *suite) send(t *testing.T, method, raw string, header map[string]string,
 }
 
 func (s *suite) rateLimited(raw string) bool {
-	p := s.m.Edge.RateLimit.PathPrefix
 	if i := strings.IndexByte(raw, '?'); i >= 0 {
 		raw = raw[:i]
 	}
-	return strings.HasPrefix(raw, p) && (len(raw) == len(p) || raw[len(p)] == '/')
+	return s.m.Edge.RateLimited(raw)
 }
 
 // sharedBudget keeps the suite's own matrix requests under the limit when every request

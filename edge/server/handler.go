@@ -178,49 +178,31 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rt := t.router.match(p)
-	switch rt.kind {
-	case routeInvalidDate:
-		writeError(w, r, t, manifest.ErrInvalidDate)
-	case routeNumberNotFound:
-		writeError(w, r, t, manifest.ErrNumberNotFound)
-	case routeNotFound:
-		writeError(w, r, t, manifest.ErrNotFound)
-	default:
-		h.serveRecord(w, r, t, rt)
+	if rt.kind == routeError {
+		writeError(w, r, t, rt.err)
+		return
 	}
-}
-
-// matrixDate parses "api/public/matrix/{d}/{m}/{y}.json".
-func matrixDate(p string) (d, m, y int, ok bool) {
-	rest, ok := strings.CutPrefix(p, "api/public/matrix/")
-	if !ok {
-		return 0, 0, 0, false
-	}
-	rest, ok = strings.CutSuffix(rest, ".json")
-	if !ok {
-		return 0, 0, 0, false
-	}
-	ds, rest, _ := strings.Cut(rest, "/")
-	ms, ys, _ := strings.Cut(rest, "/")
-	d, ok1 := numeric(ds)
-	m, ok2 := numeric(ms)
-	y, ok3 := numeric(ys)
-	return d, m, y, ok1 && ok2 && ok3 && d >= 1 && d <= 31 && m >= 1 && m <= 12
+	h.serveRecord(w, r, t, rt)
 }
 
 // serveRecord answers a valid route with its precomputed file, or 500 when the file is not
 // in the manifest or cannot be read.
 func (h *Handler) serveRecord(w http.ResponseWriter, r *http.Request, t *tree, rt route) {
-	e := t.entryOf(rt)
+	e := t.routed[rt.key]
 	if e == nil {
-		h.log.Error("route file not in the tree", "file", rt.treeFile(), "path", r.RequestURI)
+		h.log.Error("route file not in the tree", "file", t.router.treeFile(rt.key), "path", r.RequestURI)
 		writeError(w, r, t, manifest.ErrInternal)
 		return
 	}
 	body, err := h.body(t, e)
 	if errors.Is(err, errChanged) || errors.Is(err, fs.ErrNotExist) {
 		if nt := h.refresh(t); nt != t {
-			h.serveRecord(w, r, nt, rt) // the tree was regenerated: answer from the new one
+			// The tree was regenerated: answer from the new one, routed by its own table.
+			if nrt := nt.router.match(rawPath(r)); nrt.kind == routeError {
+				writeError(w, r, nt, nrt.err)
+			} else {
+				h.serveRecord(w, r, nt, nrt)
+			}
 			return
 		}
 	}

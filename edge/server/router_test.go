@@ -3,56 +3,61 @@ package server
 import (
 	"testing"
 
-	"github.com/opennumerology/numerology/generator"
+	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/rules"
 )
 
-func testRouter() *router {
-	return newRouter(&manifest.EdgeConfig{
-		Prefix: manifest.APIPrefix, FirstYear: rules.FirstYear, LastYear: rules.LastYear,
-		ValidNumbers: rules.LifePathNumbers, Routes: generator.Routes(),
-		RateLimit: manifest.RateLimit{PathPrefix: manifest.APIPrefix + "/matrix"},
-	})
+func testRouter(t testing.TB) *router {
+	t.Helper()
+	cfg, err := generatortest.Site(t).EdgeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := newRouter(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 func TestRoute(t *testing.T) {
-	r := testRouter()
+	r := testRouter(t)
 	tests := []struct {
 		name string
 		path string
 		kind routeKind
-		file string
+		file string // the body's tree path, or the error key
 	}{
 		{"index", "/api/public", routeFile, manifest.IndexFile},
 		{"index slash", "/api/public/", routeFile, manifest.IndexFile},
-		{"index two slashes", "/api/public//", routeNotFound, ""},
+		{"index two slashes", "/api/public//", routeError, manifest.ErrNotFound},
 		{"openapi", "/api/public/openapi.json", routeFile, manifest.OpenAPIFile},
 		{"list", "/api/public/life-path", routeFile, manifest.ListFile},
 		{"list slash", "/api/public/life-path/", routeFile, manifest.ListFile},
 		{"life path", "/api/public/life-path/22", routeFile, "api/public/life-path/22.json"},
 		{"life path zeros", "/api/public/life-path/000000009/", routeFile, "api/public/life-path/9.json"},
-		{"life path ten digits", "/api/public/life-path/0000000009", routeNumberNotFound, ""},
-		{"life path 10", "/api/public/life-path/10", routeNumberNotFound, ""},
-		{"life path encoded", "/api/public/life-path/%31", routeNumberNotFound, ""},
-		{"life path extra", "/api/public/life-path/1/1", routeNumberNotFound, ""},
+		{"life path ten digits", "/api/public/life-path/0000000009", routeError, manifest.ErrNumberNotFound},
+		{"life path 10", "/api/public/life-path/10", routeError, manifest.ErrNumberNotFound},
+		{"life path encoded", "/api/public/life-path/%31", routeError, manifest.ErrNumberNotFound},
+		{"life path extra", "/api/public/life-path/1/1", routeError, manifest.ErrNumberNotFound},
 		{"matrix", "/api/public/matrix/05/01/2000", routeFile, "api/public/matrix/5/1/2000.json"},
 		{"matrix slash", "/api/public/matrix/31/12/2100/", routeFile, "api/public/matrix/31/12/2100.json"},
 		{"matrix leap", "/api/public/matrix/29/2/2000", routeFile, "api/public/matrix/29/2/2000.json"},
-		{"matrix 1900 not leap", "/api/public/matrix/29/2/1900", routeInvalidDate, ""},
-		{"matrix 30.02", "/api/public/matrix/30/2/2004", routeInvalidDate, ""},
-		{"matrix 1899", "/api/public/matrix/31/12/1899", routeInvalidDate, ""},
-		{"matrix 2101", "/api/public/matrix/1/1/2101", routeInvalidDate, ""},
-		{"matrix itself", "/api/public/matrix", routeInvalidDate, ""},
-		{"matrix two segments", "/api/public/matrix/1/1", routeInvalidDate, ""},
-		{"matrix four segments", "/api/public/matrix/1/1/2000/1", routeInvalidDate, ""},
-		{"matrix two trailing slashes", "/api/public/matrix/1/1/2000//", routeInvalidDate, ""},
-		{"matrix encoded", "/api/public/matrix/1/1/%32000", routeInvalidDate, ""},
-		{"matrix dot-dot", "/api/public/matrix/../life-path", routeInvalidDate, ""},
-		{"matrix huge", "/api/public/matrix/999999999/999999999/999999999", routeInvalidDate, ""},
-		{"unknown", "/api/public/x", routeNotFound, ""},
-		{"edge.json", "/api/public/edge.json", routeNotFound, ""},
-		{"matrixx", "/api/public/matrixx", routeNotFound, ""},
+		{"matrix 1900 not leap", "/api/public/matrix/29/2/1900", routeError, manifest.ErrInvalidDate},
+		{"matrix 30.02", "/api/public/matrix/30/2/2004", routeError, manifest.ErrInvalidDate},
+		{"matrix 1899", "/api/public/matrix/31/12/1899", routeError, manifest.ErrInvalidDate},
+		{"matrix 2101", "/api/public/matrix/1/1/2101", routeError, manifest.ErrInvalidDate},
+		{"matrix itself", "/api/public/matrix", routeError, manifest.ErrInvalidDate},
+		{"matrix two segments", "/api/public/matrix/1/1", routeError, manifest.ErrInvalidDate},
+		{"matrix four segments", "/api/public/matrix/1/1/2000/1", routeError, manifest.ErrInvalidDate},
+		{"matrix two trailing slashes", "/api/public/matrix/1/1/2000//", routeError, manifest.ErrInvalidDate},
+		{"matrix encoded", "/api/public/matrix/1/1/%32000", routeError, manifest.ErrInvalidDate},
+		{"matrix dot-dot", "/api/public/matrix/../life-path", routeError, manifest.ErrInvalidDate},
+		{"matrix huge", "/api/public/matrix/999999999/999999999/999999999", routeError, manifest.ErrInvalidDate},
+		{"unknown", "/api/public/x", routeError, manifest.ErrNotFound},
+		{"edge.json", "/api/public/edge.json", routeError, manifest.ErrNotFound},
+		{"matrixx", "/api/public/matrixx", routeError, manifest.ErrNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -60,9 +65,12 @@ func TestRoute(t *testing.T) {
 				t.Fatalf("isAPI(%q) = false", tt.path)
 			}
 			got := r.match(tt.path)
-			file := ""
+			file := got.err
 			if got.kind == routeFile {
-				file = got.treeFile()
+				file = r.treeFile(got.key)
+				if key, ok := r.fileKeyOf(file); !ok || key != got.key {
+					t.Errorf("fileKeyOf(%q) = %v %v, want %v", file, key, ok, got.key)
+				}
 			}
 			if got.kind != tt.kind || file != tt.file {
 				t.Errorf("match(%q) = kind %d file %q, want kind %d file %q", tt.path, got.kind, file, tt.kind, tt.file)
@@ -72,7 +80,7 @@ func TestRoute(t *testing.T) {
 }
 
 func TestIsAPIAndRateLimited(t *testing.T) {
-	r := testRouter()
+	r := testRouter(t)
 	tests := []struct {
 		name         string
 		path         string
@@ -102,12 +110,12 @@ func TestIsAPIAndRateLimited(t *testing.T) {
 // TestRouteEveryDate checks the router's calendar against the rules package for every
 // day of every month of the range, and a few days outside each month.
 func TestRouteEveryDate(t *testing.T) {
-	r := testRouter()
+	r := testRouter(t)
 	for y := rules.FirstYear - 1; y <= rules.LastYear+1; y++ {
 		for m := 0; m <= 13; m++ {
 			for d := 0; d <= 32; d++ {
 				valid := rules.ValidDate(d, m, y)
-				got := r.matrix("/" + itoa(d) + "/" + itoa(m) + "/" + itoa(y))
+				got := r.match(manifest.APIPrefix + "/matrix/" + itoa(d) + "/" + itoa(m) + "/" + itoa(y))
 				if (got.kind == routeFile) != valid {
 					t.Fatalf("%d.%d.%d: routed %v, rules say valid=%v", d, m, y, got.kind, valid)
 				}

@@ -82,7 +82,7 @@ type intent struct {
 	redirect string // decoded path to redirect to (307)
 }
 
-// assetIntent resolves a decoded path ("/life-path/") the way Cloudflare's asset worker
+// assetIntent resolves a decoded path ("/docs/") the way Cloudflare's asset worker
 // does for html_handling "auto-trailing-slash": a file is served at its name without
 // ".html", a folder's index.html at the folder's path with a slash, and the other
 // spellings of either are redirected there; anything else gets the nearest 404.html with

@@ -17,12 +17,11 @@ import (
 // takes the current tree once and answers from it alone, so a reload (see reload.go) never
 // mixes two trees in one answer.
 type tree struct {
-	files     map[string]*entry
-	sums      map[string]string // sha256 of the files too large to hash on each request
-	matrix    []*entry          // matrix records by matrixIndex
-	firstYear int
-	router    *router
-	cache     *bodyCache
+	files  map[string]*entry
+	sums   map[string]string  // sha256 of the files too large to hash on each request
+	routed map[fileKey]*entry // the route files, by what the router matches
+	router *router
+	cache  *bodyCache
 
 	hdr200, hdr304, preflight http.Header
 	errs                      map[string]*errorAnswer
@@ -76,12 +75,15 @@ func (v headerValues) set(sets ...map[string]string) http.Header {
 // newTree builds the tree of a manifest with a body cache of cacheBytes (none when 0).
 func newTree(m *manifest.Manifest, cacheBytes int64) (*tree, error) {
 	cfg := &m.Edge
+	rt, err := newRouter(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMismatch, err)
+	}
 	t := &tree{
 		files:     make(map[string]*entry, len(m.Files)),
 		sums:      map[string]string{},
-		matrix:    make([]*entry, max(cfg.LastYear-cfg.FirstYear+1, 0)*372),
-		firstYear: cfg.FirstYear,
-		router:    newRouter(cfg),
+		routed:    make(map[fileKey]*entry, len(m.Files)),
+		router:    rt,
 		cache:     newBodyCache(cacheBytes),
 		errs:      map[string]*errorAnswer{},
 		stopWatch: func() {},
@@ -100,10 +102,8 @@ func newTree(m *manifest.Manifest, cacheBytes int64) (*tree, error) {
 		if f.Size > maxHashedStatic {
 			t.sums[f.Path] = f.SHA256
 		}
-		if d, mo, y, ok := matrixDate(f.Path); ok {
-			if i := t.matrixIndex(d, mo, y); i >= 0 && i < len(t.matrix) {
-				t.matrix[i] = e
-			}
+		if key, ok := rt.fileKeyOf(f.Path); ok {
+			t.routed[key] = e
 		}
 	}
 	t.hdr200 = vals.set(cfg.Headers.Common, cfg.Headers.ByStatus["200"])
@@ -123,20 +123,6 @@ func newTree(m *manifest.Manifest, cacheBytes int64) (*tree, error) {
 		t.errs[key] = &errorAnswer{status: e.Status, hdr: hd, body: []byte(e.Body)}
 	}
 	return t, nil
-}
-
-// matrixIndex is the index of a date in tree.matrix: 31 slots per month.
-func (t *tree) matrixIndex(d, m, y int) int { return (y-t.firstYear)*372 + (m-1)*31 + d - 1 }
-
-// entryOf returns the manifest entry of a route's body, nil when the tree lacks it.
-func (t *tree) entryOf(rt route) *entry {
-	if rt.name == manifest.RouteMatrix {
-		if i := t.matrixIndex(rt.day, rt.month, rt.year); i >= 0 && i < len(t.matrix) {
-			return t.matrix[i]
-		}
-		return nil
-	}
-	return t.files[rt.file]
 }
 
 // uncache drops the cached body of a tree file.

@@ -142,22 +142,39 @@ type EdgeConfig struct {
 	MatrixMonths string `json:"matrix_months"`
 }
 
-// Route is one row of the route table of §3.
+// Route is one row of the route table of docs/design.md §3, as the generator emits it. The
+// edges match paths from these rows alone: a pattern is the prefix followed by literal
+// segments and {param}s, each param a numeric segment (1–9 ASCII digits, leading zeros
+// allowed) that Check validates and File receives in canonical form.
 type Route struct {
 	Name    string `json:"name"`    // RouteMatrix, …
 	Pattern string `json:"pattern"` // "/api/public/matrix/{day}/{month}/{year}"
 	// File is where the 200 body lives, with the pattern's parameters in canonical form
 	// (no leading zeros): "api/public/matrix/{day}/{month}/{year}.json".
-	File        string `json:"file"`
-	RateLimited bool   `json:"rate_limited,omitempty"`
+	File string `json:"file"`
+	// Check names the validator of the params, in pattern order: CheckLifePathNumber,
+	// CheckDate; empty for a route without params.
+	Check string `json:"check,omitempty"`
+	// Error is the error key of a path in the route's scope (Scope) that no route matches:
+	// a malformed or invalid parameter, a missing or extra segment.
+	Error string `json:"error,omitempty"`
+	// RateLimited routes count every request in their scope against the per-client limit,
+	// before validation.
+	RateLimited bool `json:"rate_limited,omitempty"`
+	// Summary is a short Russian label (the OpenAPI operation's summary), Description the
+	// Russian sentence of the index and the home page, English the line of llms.txt.
+	Summary     string `json:"summary"`
+	Description string `json:"description"`
+	English     string `json:"description_en"`
+	// Example is a path the route answers with 200.
+	Example string `json:"example"`
 }
 
-// RateLimit is the per-client limit of the matrix route.
+// RateLimit is the per-client limit of the rate-limited routes (Route.RateLimited).
 type RateLimit struct {
-	Requests      int    `json:"requests"`       // 60
-	WindowSeconds int    `json:"window_seconds"` // 60
-	PathPrefix    string `json:"path_prefix"`    // "/api/public/matrix": the prefix itself and anything under it
-	IPv6Prefix    int    `json:"ipv6_prefix"`    // 64: IPv6 clients are grouped by this prefix length
+	Requests      int `json:"requests"`       // 60
+	WindowSeconds int `json:"window_seconds"` // 60
+	IPv6Prefix    int `json:"ipv6_prefix"`    // 64: IPv6 clients are grouped by this prefix length
 }
 
 // Headers holds the header sets of §4. ETag, Retry-After, Allow for non-405 and

@@ -1,5 +1,5 @@
 // Open Numerology Data API on Cloudflare Workers. The out/ tree is served as static assets;
-// /api/* runs this worker first (wrangler.json): it routes as DESIGN.md §3 says, limits the
+// /api/* runs this worker first (wrangler.json): it routes as docs/design.md §3 says, limits the
 // matrix route and sets §4's headers on every answer. Header sets, error bodies, valid
 // numbers, route files and the limit come from the tree's api/public/edge.json. Matrix
 // records come from the packed month files (docs/worker.md): the per-date files are not
@@ -46,7 +46,7 @@ async function handle(request, env, cfg, path) {
   if (method === "OPTIONS") {
     return new Response(null, { status: 204, headers: cfg.preflight });
   }
-  if (under(path, cfg.limit.path_prefix)) {
+  if (rateLimited(cfg, path)) {
     if (!env.RATE_LIMITER) {
       console.error("RATE_LIMITER binding is not configured");
       return errorResponse(cfg, "internal_error", method);
@@ -75,36 +75,52 @@ function under(path, prefix) {
   return path === prefix || path.startsWith(prefix + "/");
 }
 
-// match maps a raw path under the prefix to {file} or {error}.
+// match maps a raw path under the prefix to {route, params, file} or {error}: the first
+// route of edge.json whose segments match and whose check admits the parameters; else the
+// error of the narrowest route scope that holds the path; else not found.
 function match(cfg, path) {
-  let rest = path.slice(cfg.prefix.length);
-  if (rest.endsWith("/")) {
-    rest = rest.slice(0, -1); // one trailing slash is tolerated
+  if (path.endsWith("/")) {
+    path = path.slice(0, -1); // one trailing slash is tolerated
   }
-  if (rest === "") {
-    return { file: cfg.files.index };
-  }
-  if (rest === "/openapi.json") {
-    return { file: cfg.files.openapi };
-  }
-  if (rest === "/life-path") {
-    return { file: cfg.files["life-path-list"] };
-  }
-  if (rest.startsWith("/life-path/")) {
-    const n = numeric(rest.slice("/life-path/".length));
-    if (n === null || !cfg.validNumbers.has(n)) {
-      return { error: "number_not_found" };
+  const segs = path.slice(cfg.prefix.length).split("/").slice(1);
+  for (const route of cfg.compiled) {
+    const params = matchSegments(route.segs, segs);
+    if (params !== null && (params.length === 0 || route.check(params))) {
+      if (route.checkName === "date") {
+        // A date's record is answered from its packed month file (docs/design.md §10).
+        return { route: route.name, params, date: params };
+      }
+      return { route: route.name, params, file: route.file.replace(/\{(\w+)\}/g, (_, n) => params[route.names.indexOf(n)]) };
     }
-    return { file: cfg.files["life-path"].replace("{number}", n) };
   }
-  if (under(rest, "/matrix")) {
-    const [d, m, y, extra] = rest.slice("/matrix/".length).split("/").map(numeric);
-    if (extra !== undefined || !validDate(cfg, d, m, y)) {
-      return { error: "invalid_date" };
+  let best = null;
+  for (const route of cfg.compiled) {
+    if (route.error && under(path, route.scope) && (best === null || route.scope.length > best.scope.length)) {
+      best = route;
     }
-    return { date: [d, m, y] }; // answered from the packed month file
   }
-  return { error: "not_found" };
+  return { error: best ? best.error : "not_found" };
+}
+
+// matchSegments returns the numeric parameters of segs when they have the route's shape
+// (a literal, or "{name}" for a numeric segment), null otherwise.
+function matchSegments(shape, segs) {
+  if (shape.length !== segs.length) {
+    return null;
+  }
+  const params = [];
+  for (let i = 0; i < shape.length; i++) {
+    if (shape[i].startsWith("{")) {
+      const n = numeric(segs[i]);
+      if (n === null) {
+        return null;
+      }
+      params.push(n);
+    } else if (shape[i] !== segs[i]) {
+      return null;
+    }
+  }
+  return params;
 }
 
 // numeric parses a segment of 1–9 ASCII digits, leading zeros allowed; null otherwise.
@@ -112,12 +128,47 @@ function numeric(s) {
   return /^[0-9]{1,9}$/.test(s) ? Number(s) : null;
 }
 
-// validDate reports whether d.m.y is a real Gregorian date within the contract's years
-// (null parts are not).
+// CHECKS are the parameter validators a route names in edge.json (its "check").
+const CHECKS = {
+  life_path_number: (cfg, [n]) => cfg.validNumbers.has(n),
+  date: (cfg, [d, m, y]) => validDate(cfg, d, m, y),
+};
+
+// compileRoutes prepares the route table of edge.json for match; an unknown check is a
+// configuration error.
+function compileRoutes(cfg) {
+  return cfg.routes.map((r) => {
+    const check = CHECKS[r.check];
+    const shape = r.pattern.slice(cfg.prefix.length).split("/").slice(1);
+    const names = shape.filter((s) => s.startsWith("{")).map((s) => s.slice(1, -1));
+    if (names.length > 0 && !check) {
+      throw new Error(`route ${r.name}: unknown check ${r.check}`);
+    }
+    if (r.error && !cfg.errors[r.error]) {
+      throw new Error(`route ${r.name}: no ${r.error} error`);
+    }
+    const brace = r.pattern.indexOf("/{");
+    return {
+      name: r.name,
+      segs: shape,
+      names,
+      file: r.file,
+      error: r.error,
+      checkName: r.check,
+      limited: !!r.rate_limited,
+      scope: brace < 0 ? r.pattern : r.pattern.slice(0, brace),
+      check: (params) => check(cfg, params),
+    };
+  });
+}
+
+// rateLimited reports whether path is in the scope of a rate-limited route.
+function rateLimited(cfg, path) {
+  return cfg.compiled.some((r) => r.limited && under(path, r.scope));
+}
+
+// validDate reports whether d.m.y is a real Gregorian date within the contract's years.
 function validDate(cfg, d, m, y) {
-  if (d == null || m == null || y == null) {
-    return false;
-  }
   if (y < cfg.first_year || y > cfg.last_year || m < 1 || m > 12 || d < 1) {
     return false;
   }
@@ -275,8 +326,8 @@ async function fetchConfig(env, base) {
   }
   const { common, by_status: byStatus, preflight } = cfg.headers;
   return Object.assign(cfg, {
-    files: Object.fromEntries(cfg.routes.map((r) => [r.name, r.file])),
     validNumbers: new Set(cfg.valid_numbers),
+    compiled: compileRoutes(cfg),
     limit: cfg.rate_limit,
     preflight,
     // headersOf returns a fresh header object: the common set, the status's own, extra.

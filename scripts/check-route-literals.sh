@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The edges route from the route table the generator emits (docs/design.md §3, §9): no
+# non-test edge source may name a route. The forms to look for come from the table itself
+# (scripts/routeliterals), so a new route is covered without editing this script. The
+# conformance suite tests behaviour and may hold paths.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+patterns=$(go run ./scripts/routeliterals)
+if [ -z "$patterns" ]; then
+	echo "check-route-literals: the route table gave no literals" >&2
+	exit 1
+fi
+files=$(find edge/server edge/worker/src -maxdepth 1 -type f \( -name '*.go' -o -name '*.js' \) ! -name '*_test.go' | sort)
+if [ -z "$files" ]; then
+	echo "check-route-literals: no edge sources found" >&2
+	exit 1
+fi
+# shellcheck disable=SC2086 # one file a word
+if hits=$(grep -nF -e "$patterns" $files); then
+	echo "route literals in edge sources (route from edge.json instead):" >&2
+	echo "$hits" >&2
+	exit 1
+fi
