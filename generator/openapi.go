@@ -49,10 +49,11 @@ func (s *Site) OpenAPI() (obj, error) {
 			"description": "Публичный API только для чтения. Все ответы — заранее рассчитанный JSON в UTF-8 " +
 				"(кириллица без экранирования), неизменный и помеченный сильным ETag. Тексты на русском языке.\n\n" +
 				"* Методы: GET и HEAD (те же заголовки, без тела), OPTIONS — CORS preflight; на любой другой метод " +
-				"любой маршрут отвечает 405 (components/responses/MethodNotAllowed).\n" +
-				"* Любой другой адрес под " + p + " отвечает 404 Not found (components/responses/NotFound); " +
-				"адрес " + p + "/matrix без трёх числовых сегментов — 400 Invalid date.\n" +
-				"* Один завершающий слеш допускается на всех маршрутах. Числовой сегмент — от 1 до 9 цифр, ведущие нули допустимы.\n" +
+				"любой адрес под " + p + " отвечает 405 (components/responses/MethodNotAllowed).\n" +
+				"* Любой другой адрес под " + p + " отвечает 404 Not found (путь " + p + "/{path} и components/responses/NotFound); " +
+				b.scopeErrors() +
+				"* Один завершающий слеш допускается на всех маршрутах: у каждого пути есть вариант со слешем. " +
+				"Числовой сегмент — от 1 до 9 цифр, ведущие нули допустимы.\n" +
 				fmt.Sprintf("* Маршрут матрицы ограничен: %d запросов за %d секунд с одного IP (IPv6 — по сети /%d), "+
 					"считаются все методы, кроме OPTIONS; сверх лимита — 429 с Retry-After.\n",
 					b.cfg.RateLimit.Requests, b.cfg.RateLimit.WindowSeconds, b.cfg.RateLimit.IPv6Prefix) +
@@ -63,6 +64,7 @@ func (s *Site) OpenAPI() (obj, error) {
 		},
 		"externalDocs": obj{"description": "Документация и примеры", "url": s.SiteURL + "/"},
 		"servers":      []obj{{"url": s.SiteURL}},
+		"security":     []any{}, // public: no route needs credentials
 		"paths":        b.paths(),
 		"components": obj{
 			"schemas":    b.schemas,
@@ -74,63 +76,16 @@ func (s *Site) OpenAPI() (obj, error) {
 	return doc, nil
 }
 
-// routeSchemas names the schema of each route's 200 body: the renderer's half of a route.
-var routeSchemas = map[string]string{
-	manifest.RouteIndex:        "APIIndex",
-	manifest.RouteOpenAPI:      "OpenAPIDocument",
-	manifest.RouteLifePathList: "LifePathList",
-	manifest.RouteLifePath:     "LifePathRecord",
-	manifest.RouteMatrix:       "MatrixRecord",
-}
-
-// errorResponses names the components/responses entry of each error key.
-var errorResponses = map[string]string{
-	manifest.ErrInvalidDate:      "InvalidDate",
-	manifest.ErrNumberNotFound:   "NumberNotFound",
-	manifest.ErrNotFound:         "NotFound",
-	manifest.ErrMethodNotAllowed: "MethodNotAllowed",
-	manifest.ErrTooManyRequests:  "TooManyRequests",
-	manifest.ErrInternal:         "InternalError",
-}
-
-// paths describes every route of the route table.
-func (b *openAPIBuilder) paths() obj {
-	out := obj{}
-	for _, r := range b.cfg.Routes {
-		var params []string
-		for _, name := range r.Params() {
-			params = append(params, strings.ToUpper(name[:1])+name[1:])
-		}
-		extra := obj{}
-		if r.Error != "" {
-			e := b.cfg.Errors[r.Error]
-			extra[strconv.Itoa(e.Status)] = ref("responses", errorResponses[r.Error])
-		}
-		if r.RateLimited {
-			extra["429"] = ref("responses", errorResponses[manifest.ErrTooManyRequests])
-		}
-		if len(extra) == 0 {
-			extra = nil
-		}
-		out[r.Pattern] = b.pathItem(camelCase(r.Name), r.Summary, params, routeSchemas[r.Name], extra)
-	}
-	return out
-}
-
-// camelCase turns a route name ("life-path-list") into an operationId ("lifePathList").
-func camelCase(name string) string {
-	parts := strings.Split(name, "-")
-	for i := 1; i < len(parts); i++ {
-		parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
-	}
-	return strings.Join(parts, "")
-}
-
 type openAPIBuilder struct {
 	site    *Site
 	cfg     manifest.EdgeConfig
 	schemas obj
 	headers obj
+}
+
+// errorSchema names the schema of an error key's body: "InvalidDateError", …
+func errorSchema(key string) string {
+	return strings.TrimSuffix(errorResponses[key], "Error") + "Error"
 }
 
 func ref(kind, name string) obj { return obj{"$ref": "#/components/" + kind + "/" + name} }
@@ -192,14 +147,20 @@ func (b *openAPIBuilder) buildSchemas() error {
 		"type": "array", "items": ref("schemas", "LifePathItem"), "minItems": n, "maxItems": n,
 		"description": "12 чисел в порядке 1…9, 11, 22, 33",
 	}
-	b.schemas["NumberNotFoundError"] = obj{
-		"allOf":    []any{ref("schemas", "Error")},
-		"required": []string{"valid_numbers"},
-		"properties": obj{
-			"error":         obj{"const": "Number not found"},
-			"status":        obj{"const": 404},
-			"valid_numbers": obj{"const": rules.LifePathNumbers},
-		},
+	// One schema per error: its exact text and status, so an answer with another error's
+	// body does not validate; only Number not found carries valid_numbers.
+	for _, e := range b.site.errorSpecs() {
+		sch := obj{
+			"allOf":      []any{ref("schemas", "Error")},
+			"properties": obj{"error": obj{"const": e.body.Error}, "status": obj{"const": e.body.Status}},
+		}
+		if e.body.ValidNumbers != nil {
+			sch["required"] = []string{"valid_numbers"}
+			sch["properties"].(obj)["valid_numbers"] = obj{"const": e.body.ValidNumbers}
+		} else {
+			sch["not"] = obj{"required": []string{"valid_numbers"}}
+		}
+		b.schemas[errorSchema(e.key)] = sch
 	}
 	b.schemas["OpenAPIDocument"] = obj{
 		"type": "object", "required": []string{"openapi", "info", "paths"},
@@ -376,13 +337,13 @@ func (b *openAPIBuilder) jsonContent(schema obj, example any) obj {
 // example), the 304 and the preflight.
 func (b *openAPIBuilder) buildResponses() (obj, error) {
 	out := obj{}
-	errs := []struct{ key, description, schema string }{
-		{manifest.ErrInvalidDate, "Неверная или несуществующая дата, год вне 1900–2100, неверный формат адреса", "Error"},
-		{manifest.ErrNumberNotFound, "Такого числа жизненного пути нет", "NumberNotFoundError"},
-		{manifest.ErrNotFound, "Такого адреса в API нет", "Error"},
-		{manifest.ErrMethodNotAllowed, "Метод, кроме GET, HEAD и OPTIONS", "Error"},
-		{manifest.ErrTooManyRequests, "Превышен лимит запросов к матрице", "Error"},
-		{manifest.ErrInternal, "Файл ответа недоступен", "Error"},
+	errs := []struct{ key, description string }{
+		{manifest.ErrInvalidDate, fmt.Sprintf("Неверная или несуществующая дата, год вне %d–%d, неверный формат адреса", rules.FirstYear, rules.LastYear)},
+		{manifest.ErrNumberNotFound, "Такого числа жизненного пути нет"},
+		{manifest.ErrNotFound, "Такого адреса в API нет"},
+		{manifest.ErrMethodNotAllowed, "Метод, кроме GET, HEAD и OPTIONS"},
+		{manifest.ErrTooManyRequests, "Превышен лимит запросов к матрице"},
+		{manifest.ErrInternal, "Файл ответа недоступен"},
 	}
 	for _, e := range errs {
 		r := b.cfg.Errors[e.key]
@@ -394,7 +355,7 @@ func (b *openAPIBuilder) buildResponses() (obj, error) {
 		out[errorResponses[e.key]] = obj{
 			"description": e.description,
 			"headers":     b.responseHeaders(status),
-			"content":     b.jsonContent(ref("schemas", e.schema), example),
+			"content":     b.jsonContent(ref("schemas", errorSchema(e.key)), example),
 		}
 	}
 	out["NotModified"] = obj{
@@ -418,46 +379,14 @@ func (b *openAPIBuilder) parameters() obj {
 		}
 	}
 	return obj{
+		catchAllParam: obj{
+			"name": "path", "in": "path", "required": true,
+			"description": "Любой сегмент, кроме маршрутов выше: ответ — 404 Not found",
+			"schema":      obj{"type": "string"}, "example": "nope",
+		},
 		"Number": num("number", "Число жизненного пути: 1–9, 11, 22 или 33 (1–9 цифр, ведущие нули допустимы). Другое число — 404 Number not found.", 7),
 		"Day":    num("day", "День месяца, 1–31 (1–9 цифр, ведущие нули допустимы)", 15),
 		"Month":  num("month", "Месяц, 1–12", 5),
 		"Year":   num("year", fmt.Sprintf("Год, %d–%d", rules.FirstYear, rules.LastYear), 1990),
 	}
-}
-
-// pathItem describes one route: GET with the 200 body, HEAD, and the preflight.
-func (b *openAPIBuilder) pathItem(id, summary string, params []string, schema string, extra obj) obj {
-	ok := obj{
-		"description": "Успешный ответ",
-		"headers":     b.responseHeaders("200"),
-		"content":     b.jsonContent(ref("schemas", schema), nil),
-	}
-	get := obj{
-		"200": ok,
-		"304": ref("responses", "NotModified"),
-		"500": ref("responses", "InternalError"),
-	}
-	maps.Copy(get, extra)
-	head := obj{}
-	for status, r := range get {
-		if status == "200" {
-			head[status] = obj{"description": "Те же заголовки, что у GET, без тела", "headers": b.responseHeaders("200")}
-			continue
-		}
-		head[status] = r
-	}
-	var ps []any
-	for _, p := range params {
-		ps = append(ps, ref("parameters", p))
-	}
-	item := obj{
-		"summary": summary,
-		"get":     obj{"operationId": id, "summary": summary, "responses": get},
-		"head":    obj{"operationId": id + "Head", "summary": summary + " (только заголовки)", "responses": head},
-		"options": obj{"operationId": id + "Preflight", "summary": "CORS preflight", "responses": obj{"204": ref("responses", "Preflight")}},
-	}
-	if ps != nil {
-		item["parameters"] = ps
-	}
-	return item
 }

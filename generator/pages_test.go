@@ -310,20 +310,31 @@ func TestOpenAPIDocument(t *testing.T) {
 		t.Error("two builds of the OpenAPI document differ")
 	}
 	paths := doc["paths"].(obj)
+	// Every route, the matrix scope (400) and the catch-all (404), each with its
+	// trailing-slash twin; every method OpenAPI names.
+	want := []string{manifest.APIPrefix + "/matrix", manifest.APIPrefix + "/{path}"}
 	for _, r := range Routes() {
-		item, ok := paths[r.Pattern].(obj)
-		if !ok {
-			t.Errorf("route %s (%s) has no path in the document", r.Name, r.Pattern)
-			continue
-		}
-		for _, method := range []string{"get", "head", "options"} {
-			if item[method] == nil {
-				t.Errorf("%s has no %s operation", r.Pattern, method)
+		want = append(want, r.Pattern)
+	}
+	for _, p := range want {
+		for _, p := range []string{p, p + "/"} {
+			item, ok := paths[p].(obj)
+			if !ok {
+				t.Errorf("%s has no path in the document", p)
+				continue
+			}
+			for _, method := range []string{"get", "head", "options", "put", "post", "delete", "patch", "trace"} {
+				if item[method] == nil {
+					t.Errorf("%s has no %s operation", p, method)
+				}
 			}
 		}
 	}
-	if len(paths) != len(Routes()) {
-		t.Errorf("the document has %d paths, the route table %d", len(paths), len(Routes()))
+	if len(paths) != 2*len(want) {
+		t.Errorf("the document has %d paths, want %d", len(paths), 2*len(want))
+	}
+	if sec, ok := doc["security"].([]any); !ok || len(sec) != 0 {
+		t.Errorf("security = %v, want [] (no route needs credentials)", doc["security"])
 	}
 	cfg, _ := s.EdgeConfig()
 	responses := doc["components"].(obj)["responses"].(obj)

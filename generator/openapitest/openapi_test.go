@@ -43,6 +43,10 @@ type exchange struct {
 	body    []byte
 	wantSC  int    // the status the contract requires
 	fixture string // components/responses name for answers no path of the document matches
+	// badParam marks a request whose path parameter is outside the document's pattern: a
+	// validating proxy finds its operation and rejects the parameter; the edge's answer is
+	// still one the operation documents.
+	badParam bool
 }
 
 func TestResponsesMatchOpenAPI(t *testing.T) {
@@ -71,20 +75,24 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	}
 
 	var xs []exchange
-	add := func(name, method, url string, wantSC int, fixture string, header http.Header) exchange {
+	add := func(name, method, url string, wantSC int, fixture string, header http.Header) *exchange {
 		x := fetch(t, method, url, header)
 		x.name, x.wantSC, x.fixture = name, wantSC, fixture
 		xs = append(xs, x)
-		return x
+		return &xs[len(xs)-1]
 	}
 	api := srv.URL + manifest.APIPrefix
 	routes := []string{"", "/openapi.json", "/life-path", "/life-path/7", "/matrix/15/5/1990"}
 	for _, r := range routes {
-		ok := add("GET "+r, http.MethodGet, api+r, 200, "", nil)
-		add("HEAD "+r, http.MethodHead, api+r, 200, "", nil)
-		add("OPTIONS "+r, http.MethodOptions, api+r, 204, "", nil)
-		add("304 "+r, http.MethodGet, api+r, 304, "", http.Header{"If-None-Match": {ok.header.Get("ETag")}})
-		add("405 POST "+r, http.MethodPost, api+r, 405, "MethodNotAllowed", nil)
+		for _, r := range []string{r, r + "/"} { // one trailing slash is tolerated
+			ok := add("GET "+r, http.MethodGet, api+r, 200, "", nil)
+			add("HEAD "+r, http.MethodHead, api+r, 200, "", nil)
+			add("OPTIONS "+r, http.MethodOptions, api+r, 204, "", nil)
+			add("304 "+r, http.MethodGet, api+r, 304, "", http.Header{"If-None-Match": {ok.header.Get("ETag")}})
+			for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch, http.MethodTrace} {
+				add("405 "+m+" "+r, m, api+r, 405, "", nil)
+			}
+		}
 	}
 	for _, n := range rules.LifePathNumbers {
 		add(fmt.Sprintf("life path %d", n), http.MethodGet, api+"/life-path/"+strconv.Itoa(n), 200, "", nil)
@@ -93,23 +101,43 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	for _, date := range sampleDates() {
 		add("matrix "+date, http.MethodGet, api+"/matrix/"+date, 200, "", nil)
 	}
-	for _, p := range []string{"/matrix/30/2/1990", "/matrix/29/2/1900", "/matrix/1/13/1990", "/matrix/x/1/1990", "/matrix/1/1/1899", "/matrix/0/1/1990"} {
+	for _, p := range []string{"/matrix/30/2/1990", "/matrix/29/2/1900", "/matrix/1/13/1990", "/matrix/1/1/1899", "/matrix/0/1/1990", "/matrix/1/1/199000000"} {
 		add("400 "+p, http.MethodGet, api+p, 400, "", nil)
 	}
-	add("400 /matrix", http.MethodGet, api+"/matrix", 400, "InvalidDate", nil)
+	for _, p := range []string{"/matrix/x/1/1990", "/matrix/%31/1/1990", "/matrix/1/1/1234567890"} {
+		add("400 "+p, http.MethodGet, api+p, 400, "", nil).badParam = true
+	}
+	add("400 /matrix", http.MethodGet, api+"/matrix", 400, "", nil)
+	add("400 /matrix/", http.MethodGet, api+"/matrix/", 400, "", nil)
+	add("405 DELETE /matrix", http.MethodDelete, api+"/matrix", 405, "", nil)
+	add("OPTIONS /matrix", http.MethodOptions, api+"/matrix", 204, "", nil)
+	// Wrong segment counts under the matrix and life path scopes have no path of their own;
+	// the document's description names them.
 	add("400 /matrix/1/1", http.MethodGet, api+"/matrix/1/1", 400, "InvalidDate", nil)
-	for _, p := range []string{"/life-path/10", "/life-path/0", "/life-path/34", "/life-path/abc"} {
+	for _, p := range []string{"/life-path/10", "/life-path/0", "/life-path/34", "/life-path/000000010"} {
 		add("404 "+p, http.MethodGet, api+p, 404, "", nil)
 	}
+	for _, p := range []string{"/life-path/abc", "/life-path/%37", "/life-path/0000000007"} {
+		add("404 "+p, http.MethodGet, api+p, 404, "", nil).badParam = true
+	}
 	add("404 /life-path/1/2", http.MethodGet, api+"/life-path/1/2", 404, "NumberNotFound", nil)
-	add("404 /nope", http.MethodGet, api+"/nope", 404, "NotFound", nil)
+	for _, p := range []string{"/nope", "/nope/", "/edge.json", "/matrixx", "/life-pat"} {
+		add("404 "+p, http.MethodGet, api+p, 404, "", nil)
+	}
+	add("HEAD 404 /nope", http.MethodHead, api+"/nope", 404, "", nil)
+	add("405 PUT /nope", http.MethodPut, api+"/nope", 405, "", nil)
+	add("404 /a/b", http.MethodGet, api+"/a/b", 404, "NotFound", nil)
 	d, m, y := missingDate[0], missingDate[1], missingDate[2]
 	add("500 missing file", http.MethodGet, fmt.Sprintf("%s/matrix/%d/%d/%d", api, d, m, y), 500, "", nil)
 
 	limited := serveTree(t, tree, 1)
 	fetch(t, http.MethodGet, limited.URL+manifest.APIPrefix+"/matrix/1/1/1990", nil)
-	x := add("429", http.MethodGet, limited.URL+manifest.APIPrefix+"/matrix/1/1/1990", 429, "", nil)
-	x.req.URL.Host = strings.TrimPrefix(srv.URL, "http://") // the document's server
+	for _, p := range []string{"/matrix/1/1/1990", "/matrix", "/matrix/30/2/1990/"} {
+		x := add("429 "+p, http.MethodGet, limited.URL+manifest.APIPrefix+p, 429, "", nil)
+		x.req.URL.Host = strings.TrimPrefix(srv.URL, "http://") // the document's server
+	}
+	x := add("429 POST", http.MethodPost, limited.URL+manifest.APIPrefix+"/matrix/1/1/1990", 429, "", nil)
+	x.req.URL.Host = strings.TrimPrefix(srv.URL, "http://")
 
 	for _, x := range xs {
 		t.Run(x.name, func(t *testing.T) {
@@ -118,6 +146,11 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 			}
 			if err := validate(doc, router, x); err != nil {
 				t.Error(err)
+			}
+			if x.fixture == "" {
+				if err := validateRequest(router, x); err != nil {
+					t.Error(err)
+				}
 			}
 		})
 	}
@@ -128,6 +161,19 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		from   string // name of the exchange to break
 		change func(x *exchange)
 	}{
+		{"trailing slash, wrong cache-control", "GET /life-path/7/", func(x *exchange) { x.header.Set("Cache-Control", "no-store") }},
+		{"405 to PUT without allow", "405 PUT /life-path", func(x *exchange) { x.header.Del("Allow") }},
+		{"405 with a 404 body", "405 DELETE /matrix/15/5/1990", func(x *exchange) {
+			x.body = []byte(`{"error":"Not found","status":404,"message":"x"}` + "\n")
+		}},
+		{"matrix scope with a record", "400 /matrix", func(x *exchange) { x.status = 200 }},
+		{"catch-all with the wrong text", "404 /nope", func(x *exchange) {
+			x.body = bytes.Replace(x.body, []byte(`Not found`), []byte(`Number not found`), 1)
+		}},
+		{"not found with valid_numbers", "404 /edge.json", func(x *exchange) {
+			x.body = bytes.Replace(x.body, []byte(`"status":404`), []byte(`"status":404,"valid_numbers":[1]`), 1)
+		}},
+		{"bad parameter answered 200", "404 /life-path/abc", func(x *exchange) { x.status = 200 }},
 		{"arcana out of range", "GET /matrix/15/5/1990", func(x *exchange) {
 			x.body = bytes.Replace(x.body, []byte(`"arcana":15`), []byte(`"arcana":23`), 1)
 		}},
@@ -146,7 +192,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{"wrong cache-control", "GET /life-path", func(x *exchange) { x.header.Set("Cache-Control", "no-cache") }},
 		{"304 without etag", "304 /life-path", func(x *exchange) { x.header.Del("ETag") }},
 		{"HEAD without licence", "HEAD /matrix/15/5/1990", func(x *exchange) { x.header.Del("X-API-License") }},
-		{"429 without retry-after", "429", func(x *exchange) { x.header.Del("Retry-After") }},
+		{"429 without retry-after", "429 /matrix/1/1/1990", func(x *exchange) { x.header.Del("Retry-After") }},
 		{"preflight without max-age", "OPTIONS /life-path", func(x *exchange) { x.header.Del("Access-Control-Max-Age") }},
 		{"405 without allow", "405 POST /life-path", func(x *exchange) { x.header.Del("Allow") }},
 	}
@@ -165,6 +211,35 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 			}
 		})
 	}
+}
+
+// validateRequest checks a request as a validating proxy would before forwarding it: its
+// operation must exist, and its parameters must match unless the exchange is marked as a
+// bad parameter, in which case the proxy must reject exactly the parameter.
+func validateRequest(router routers.Router, x exchange) error {
+	req := x.req.Clone(context.Background())
+	route, params, err := router.FindRoute(req)
+	if err != nil {
+		return fmt.Errorf("a validating proxy rejects %s %s as unknown: %w", x.req.Method, x.req.URL.Path, err)
+	}
+	err = openapi3filter.ValidateRequest(context.Background(), &openapi3filter.RequestValidationInput{
+		Request: req, PathParams: params, Route: route,
+		Options: &openapi3filter.Options{MultiError: true},
+	})
+	var reqErr *openapi3filter.RequestError
+	var multi openapi3.MultiError
+	if errors.As(err, &multi) && len(multi) == 1 {
+		err = multi[0]
+	}
+	switch {
+	case !x.badParam && err != nil:
+		return fmt.Errorf("a validating proxy rejects %s %s: %w", x.req.Method, x.req.URL.Path, err)
+	case x.badParam && err == nil:
+		return fmt.Errorf("a validating proxy accepts the bad parameter of %s %s", x.req.Method, x.req.URL.Path)
+	case x.badParam && (!errors.As(err, &reqErr) || reqErr.Parameter == nil):
+		return fmt.Errorf("%s %s: rejected for another reason than its parameter: %w", x.req.Method, x.req.URL.Path, err)
+	}
+	return nil
 }
 
 // validate checks one exchange against the document: with openapi3filter.ValidateResponse
