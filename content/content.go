@@ -380,7 +380,7 @@ func (l *loader) loadPositions() []Position {
 		yp := fmt.Sprintf("$[%d]", i)
 		f := fmt.Sprintf("[%d]", i)
 		if i < len(keys) && p.Key != keys[i] {
-			d.at(yp+".key", f+".key", "is %q, want %q (positions follow DESIGN.md §5 order)", p.Key, keys[i])
+			d.at(yp+".key", f+".key", "is %q, want %q (positions follow docs/design.md §5 order)", p.Key, keys[i])
 		}
 		d.required(yp+".title", f+".title", p.Title)
 		d.required(yp+".meaning", f+".meaning", p.Meaning)

@@ -24,7 +24,7 @@ func TestEmbeddedContentLoads(t *testing.T) {
 			t.Errorf("life path %d is number %d, want %d", i, lp.Number, rules.LifePathNumbers[i])
 		}
 	}
-	// The contract names three arcana (DESIGN.md §6).
+	// The contract names three arcana (docs/design.md §6).
 	for n, name := range map[int]string{8: "Справедливость", 11: "Сила", 22: "Шут"} {
 		if got := c.Arcana[n-1].Name; got != name {
 			t.Errorf("arcanum %d is %q, want %q", n, got, name)

@@ -10,7 +10,7 @@ import (
 	"github.com/opennumerology/numerology/generator/rules"
 )
 
-// Header values of DESIGN.md §4.
+// Header values of docs/design.md §4.
 const (
 	CacheOK       = "public, max-age=86400, stale-while-revalidate=86400"
 	CacheError    = "public, max-age=3600"

@@ -1,5 +1,5 @@
 // Package generator renders the whole API as static files: every record, every error body,
-// the header manifests and the manifest of the tree (DESIGN.md §5, §8). It is pure with
+// the header manifests and the manifest of the tree (docs/design.md §5, §8). It is pure with
 // respect to the network: it reads content and writes a directory.
 package generator
 

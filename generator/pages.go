@@ -341,7 +341,7 @@ func (p *pageRenderer) title(key string) string {
 	return key
 }
 
-// ruleLines spells the matrix rule of DESIGN.md §6 with the positions' Russian titles.
+// ruleLines spells the matrix rule of docs/design.md §6 with the positions' Russian titles.
 func (p *pageRenderer) ruleLines() []ruleLine {
 	t := p.title
 	return []ruleLine{

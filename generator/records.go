@@ -13,7 +13,7 @@ import (
 	"github.com/opennumerology/numerology/generator/rules"
 )
 
-// License fields every record carries (DESIGN.md §5).
+// License fields every record carries (docs/design.md §5).
 const (
 	License    = "CC-BY 4.0"
 	LicenseURL = "https://creativecommons.org/licenses/by/4.0/"

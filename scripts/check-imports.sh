@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The generator is pure: it never imports net/http or the Cloudflare client (STYLE.md).
+# The generator is pure: it never imports net/http or the Cloudflare client (docs/design.md §12).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bad=$(go list -deps ./generator/... ./content/... | grep -E '^(net/http|github\.com/cloudflare/)' || true)

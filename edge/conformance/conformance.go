@@ -1,4 +1,4 @@
-// Package conformance is the executable form of DESIGN.md §3–§5: a table of requests and of
+// Package conformance is the executable form of docs/design.md §3–§5: a table of requests and of
 // what the contract requires of each response (status, every header of §4, body fields and
 // types of §5, byte equality with the tree's file). It takes a base URL, so the same suite
 // checks the local Go server and the Cloudflare Worker.

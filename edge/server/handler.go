@@ -1,5 +1,5 @@
 // Package server serves a generated out/ tree over HTTP with the full API semantics of
-// DESIGN.md §3–§5: routing on the raw path, the header sets and prebuilt error bodies of the
+// docs/design.md §3–§5: routing on the raw path, the header sets and prebuilt error bodies of the
 // manifest, ETag and If-None-Match, CORS preflight and the per-client rate limit of the
 // matrix route. It is the local server behind `numerology serve` and the reference the
 // Cloudflare Worker is checked against (see edge/conformance).

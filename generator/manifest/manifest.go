@@ -1,5 +1,5 @@
 // Package manifest describes the generated out/ tree: where every response lives, the header
-// sets of DESIGN.md §4, the error bodies and the sha256 and size of every file. The generator
+// sets of docs/design.md §4, the error bodies and the sha256 and size of every file. The generator
 // writes it; the local server, the worker, verify, deploy and pack read it.
 package manifest
 

@@ -26,7 +26,7 @@ const (
 )
 
 // MatrixColumns are the columns of matrix.csv: the date, then the 12 positions in the
-// contract's order (DESIGN.md §5).
+// contract's order (docs/design.md §5).
 func MatrixColumns() []string {
 	return append([]string{"date", "day", "month", "year"}, rules.PositionKeys()...)
 }

@@ -1,4 +1,4 @@
-// Package rules holds the numerology rules of the API contract (DESIGN.md §6–§7):
+// Package rules holds the numerology rules of the API contract (docs/design.md §6–§7):
 // the destiny matrix and the life path number. It is pure: no I/O, no state.
 package rules
 
@@ -13,7 +13,7 @@ const (
 // Position is one of the 12 named places of the destiny matrix.
 type Position int
 
-// The positions, in the order of DESIGN.md §5.
+// The positions, in the order of docs/design.md §5.
 const (
 	Personal Position = iota
 	Social
