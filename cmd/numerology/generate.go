@@ -78,14 +78,10 @@ func runGenerate(ctx context.Context, cmd *cobra.Command, opts *generateOptions)
 	})
 	bar.Done()
 	if err != nil {
-		var ioErr *generator.IOError
-		switch {
-		case errors.As(err, &ioErr):
-			return withCode(exitIO, fmt.Errorf("generate: %w", err))
-		case errors.Is(err, generator.ErrRange):
-			return withCode(exitUsage, err)
+		if errors.Is(err, generator.ErrRange) {
+			return err // a flag's message stands alone
 		}
-		return fmt.Errorf("generate: %w", err)
+		return fmt.Errorf("generate: %w", err) // exitTable classifies it
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "generated %s files, %s in %.1fs → %s\n",
 		humanize.Count(int64(sum.Files)), humanize.Bytes(sum.Bytes), sum.Duration.Seconds(), opts.out)

@@ -41,6 +41,10 @@ func run(t *testing.T, args ...string) (int, string, string) {
 
 func TestExitCodes(t *testing.T) {
 	dir := t.TempDir()
+	bad := t.TempDir() // a manifest that does not parse
+	if err := os.WriteFile(filepath.Join(bad, "manifest.json"), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name       string
 		args       []string
@@ -77,7 +81,37 @@ func TestExitCodes(t *testing.T) {
 		{
 			name:       "verify without a tree",
 			args:       []string{"verify", "--dir", filepath.Join(dir, "none")},
+			wantCode:   exitIO,
+			wantStderr: []string{"no manifest (run numerology generate first)"},
+		},
+		{
+			name:       "serve without a tree",
+			args:       []string{"serve", "--dir", filepath.Join(dir, "none")},
+			wantCode:   exitIO,
+			wantStderr: []string{"no manifest (run numerology generate first)"},
+		},
+		{
+			name:       "deploy without a tree",
+			args:       []string{"deploy", "--dry-run", "--dir", filepath.Join(dir, "none")},
+			wantCode:   exitIO,
+			wantStderr: []string{"no manifest (run numerology generate first)"},
+		},
+		{
+			name:       "verify of an invalid manifest",
+			args:       []string{"verify", "--dir", bad},
 			wantCode:   exitVerify,
+			wantStderr: []string{"parse manifest"},
+		},
+		{
+			name:       "deploy of an invalid manifest",
+			args:       []string{"deploy", "--dry-run", "--dir", bad},
+			wantCode:   exitVerify,
+			wantStderr: []string{"parse manifest"},
+		},
+		{
+			name:       "pack without a tree",
+			args:       []string{"pack", "--dir", filepath.Join(dir, "none"), "--to", filepath.Join(dir, "none", "dist")},
+			wantCode:   exitIO,
 			wantStderr: []string{"no manifest (run numerology generate first)"},
 		},
 		{

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -72,13 +71,7 @@ func runPack(ctx context.Context, cmd *cobra.Command, opts *packOptions) error {
 	})
 	bar.Done()
 	if err != nil {
-		var in *pack.InputError
-		var out *pack.OutputError
-		switch {
-		case errors.As(err, &in), errors.As(err, &out):
-			return withCode(exitIO, fmt.Errorf("pack: %w", err))
-		}
-		return fmt.Errorf("pack: %w", err)
+		return fmt.Errorf("pack: %w", err) // exitTable classifies it
 	}
 	w := cmd.OutOrStdout()
 	for _, a := range res.Archives {

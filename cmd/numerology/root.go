@@ -10,31 +10,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit codes. exitCodes below maps errors to them; the root --help lists them.
-const (
-	exitOK          = 0
-	exitError       = 1 // any other failure
-	exitUsage       = 2 // bad command line: unknown flag, bad value, out-of-range years
-	exitContent     = 3 // the content does not validate
-	exitVerify      = 4 // a tree or archive does not match its manifest
-	exitIO          = 5 // the output cannot be written or the input tree cannot be read
-	exitAuth        = 6 // Cloudflare rejected or lacks the credentials
-	exitLimit       = 7 // the tree exceeds the Cloudflare plan's limits
-	exitInterrupted = 130
-)
-
-const exitCodeHelp = `Exit codes:
-  0    success
-  1    any other failure
-  2    bad command line (unknown flag, bad value, years outside 1900–2100)
-  3    the content does not validate (every problem is printed as file:line: field: message)
-  4    verify found a tree or archive that does not match its manifest
-  5    the output cannot be written, or the input tree cannot be read
-  6    Cloudflare rejected the credentials, or they are missing
-  7    the tree exceeds the Cloudflare plan's limits
-  130  interrupted (Ctrl-C); the previous output is left intact`
-
-// exitError wraps an error with the exit code it should produce.
+// codedError marks an error with the exit code it should produce, for the conditions that
+// are not an error kind of a package (a bad flag, problems verify found).
 type codedError struct {
 	code int
 	err  error
@@ -54,21 +31,6 @@ func withCode(code int, err error) error {
 // usageErrorf reports a bad command line.
 func usageErrorf(format string, args ...any) error {
 	return withCode(exitUsage, fmt.Errorf(format, args...))
-}
-
-// exitCode is the one table from errors to exit codes.
-func exitCode(err error) int {
-	var ce *codedError
-	switch {
-	case err == nil:
-		return exitOK
-	case errors.Is(err, context.Canceled):
-		return exitInterrupted
-	case errors.As(err, &ce):
-		return ce.code
-	default:
-		return exitError
-	}
 }
 
 // Main runs the command line args and returns the process exit code.
@@ -101,7 +63,7 @@ full API semantics, pack as an offline dataset and deploy to Cloudflare.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return withCode(exitUsage, err)
 	})
-	root.SetHelpTemplate(root.HelpTemplate() + "\n" + exitCodeHelp + "\n")
+	root.SetHelpTemplate(root.HelpTemplate() + "\n" + exitCodeHelp() + "\n")
 	root.AddCommand(
 		newGenerateCmd(),
 		newVerifyCmd(),

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/opennumerology/numerology/generator"
-	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/pack"
 	"github.com/opennumerology/numerology/internal/humanize"
 )
@@ -55,10 +54,9 @@ func runVerify(ctx context.Context, cmd *cobra.Command, opts *verifyOptions) err
 	res, err := generator.Verify(ctx, opts.dir, bar.Func())
 	bar.Done()
 	if err != nil {
-		if errors.Is(err, manifest.ErrNoManifest) {
-			return withCode(exitVerify, err)
-		}
-		return withCode(exitVerify, fmt.Errorf("verify %s: %w", opts.dir, err))
+		// A tree that cannot be read at all; exitTable gives a missing manifest 5 and an
+		// invalid one 4, like every command.
+		return withCode(exitIO, fmt.Errorf("verify %s: %w", opts.dir, err))
 	}
 	out := cmd.OutOrStdout()
 	for _, p := range res.Problems {

@@ -370,7 +370,7 @@ func (h *Handler) client(r *http.Request) netip.Addr {
 }
 
 // ErrMismatch reports a tree that does not match its manifest.
-var ErrMismatch = errors.New("tree does not match its manifest")
+var ErrMismatch = manifest.ErrMismatch
 
 // cleanTreePath reports whether p is a relative, clean, forward-slash path inside the tree.
 func cleanTreePath(p string) bool {

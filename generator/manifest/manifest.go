@@ -211,6 +211,13 @@ func MatrixMonthFile(year, month int) string {
 // ErrNoManifest is returned by Load when the directory holds no manifest.
 var ErrNoManifest = errors.New("no manifest")
 
+// ErrMismatch is wrapped by the errors of a tree whose files differ from its manifest.
+var ErrMismatch = errors.New("tree does not match its manifest")
+
+// ErrInvalid is wrapped by the errors of a manifest that exists but cannot be used: it does
+// not parse, is for another API version or lacks the edge config.
+var ErrInvalid = errors.New("invalid manifest")
+
 // Load reads dir/manifest.json.
 func Load(dir string) (*Manifest, error) {
 	b, err := os.ReadFile(filepath.Join(dir, FileName))
@@ -223,17 +230,31 @@ func Load(dir string) (*Manifest, error) {
 	return Parse(b)
 }
 
+// Mismatch marks err as ErrMismatch and keeps its message.
+func Mismatch(err error) error { return mismatch{err} }
+
+type mismatch struct{ error }
+
+func (e mismatch) Is(target error) bool { return target == ErrMismatch }
+func (e mismatch) Unwrap() error        { return e.error }
+
+// invalid marks an error as ErrInvalid and keeps its message.
+type invalid struct{ error }
+
+func (e invalid) Is(target error) bool { return target == ErrInvalid }
+func (e invalid) Unwrap() error        { return e.error }
+
 // Parse decodes and checks a manifest.
 func Parse(b []byte) (*Manifest, error) {
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("parse manifest: %w", err)
+		return nil, invalid{fmt.Errorf("parse manifest: %w", err)}
 	}
 	if m.APIVersion != APIVersion {
-		return nil, fmt.Errorf("manifest is for API version %q, this build serves %q (regenerate the tree)", m.APIVersion, APIVersion)
+		return nil, invalid{fmt.Errorf("manifest is for API version %q, this build serves %q (regenerate the tree)", m.APIVersion, APIVersion)}
 	}
 	if len(m.Edge.Errors) == 0 || len(m.Edge.Headers.Common) == 0 {
-		return nil, errors.New("manifest has no edge config (regenerate the tree)")
+		return nil, invalid{errors.New("manifest has no edge config (regenerate the tree)")}
 	}
 	return &m, nil
 }

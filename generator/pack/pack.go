@@ -283,7 +283,7 @@ func readEntry(dir string, f *manifest.File, deflate func([]byte) []byte) (*entr
 	}
 	e := newEntry(f.Path, body, deflate)
 	if int64(len(body)) != f.Size || hex.EncodeToString(e.sum[:]) != f.SHA256 {
-		return nil, &InputError{fmt.Errorf("%s does not match the manifest (run numerology verify --dir %s)", f.Path, dir)}
+		return nil, &InputError{manifest.Mismatch(fmt.Errorf("%s does not match the manifest (run numerology verify --dir %s)", f.Path, dir))}
 	}
 	return e, nil
 }
