@@ -8,6 +8,7 @@ import (
 
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/rules"
+	"github.com/opennumerology/numerology/internal/contract"
 )
 
 // Header values of docs/design.md §4.
@@ -18,12 +19,6 @@ const (
 	AllowMethods  = "GET, HEAD, OPTIONS"
 	ContentType   = "application/json; charset=utf-8"
 	LicenseHeader = "CC-BY-4.0"
-)
-
-// RateLimitRequests and RateLimitWindow are the matrix route's per-client limit (§3).
-const (
-	RateLimitRequests      = 60
-	RateLimitWindowSeconds = 60
 )
 
 // Headers returns the header sets of §4.
@@ -96,7 +91,7 @@ func (s *Site) errorSpecs() []errorSpec {
 		{manifest.ErrTooManyRequests, dir + "too-many-requests.json", ErrorBody{
 			Error: "Too many requests", Status: 429,
 			Message: fmt.Sprintf("Слишком много запросов: не больше %d запросов к матрице за %d секунд с одного адреса. Повторите запрос через столько секунд, сколько указано в заголовке Retry-After, или скачайте весь набор данных.",
-				RateLimitRequests, RateLimitWindowSeconds),
+				contract.RateLimitRequests, contract.RateLimitWindowSeconds),
 		}},
 		{manifest.ErrInternal, dir + "internal-error.json", ErrorBody{
 			Error: "Internal error", Status: 500,
@@ -115,9 +110,9 @@ func (s *Site) EdgeConfig() (manifest.EdgeConfig, error) {
 		ValidNumbers: rules.LifePathNumbers,
 		Routes:       Routes(),
 		RateLimit: manifest.RateLimit{
-			Requests:      RateLimitRequests,
-			WindowSeconds: RateLimitWindowSeconds,
-			IPv6Prefix:    64,
+			Requests:      contract.RateLimitRequests,
+			WindowSeconds: contract.RateLimitWindowSeconds,
+			IPv6Prefix:    contract.RateLimitIPv6Prefix,
 		},
 		Headers:      Headers(),
 		Errors:       map[string]manifest.ErrorResponse{},

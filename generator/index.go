@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/internal/contract"
 )
 
 // APIIndex is the body of /api/public: a small discovery document.
@@ -47,7 +48,7 @@ type Download struct {
 }
 
 // DatasetBaseName is the archives' name without extension.
-const DatasetBaseName = "numerology-dataset-" + manifest.APIVersion
+const DatasetBaseName = contract.DatasetName + "-" + manifest.APIVersion
 
 // Downloads lists the dataset archives the site publishes. They are linked even from a tree
 // generated without them: `numerology pack` adds them to its downloads/ directory. Only the
@@ -90,7 +91,7 @@ func (s *Site) APIIndex() APIIndex {
 		Docs:        s.SiteURL + "/",
 		LLMsTxt:     s.SiteURL + "/" + LLMsFile,
 		Routes:      s.indexRoutes(),
-		RateLimit:   fmt.Sprintf("%d запросов к /matrix за %d секунд с одного адреса", RateLimitRequests, RateLimitWindowSeconds),
+		RateLimit:   fmt.Sprintf("%d запросов к /matrix за %d секунд с одного адреса", contract.RateLimitRequests, contract.RateLimitWindowSeconds),
 		Dataset:     dataset,
 		License:     License,
 		LicenseURL:  LicenseURL,

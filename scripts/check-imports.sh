@@ -7,3 +7,9 @@ if [ -n "$bad" ]; then
 	echo "generator/ or content/ imports what it must not: $bad" >&2
 	exit 1
 fi
+# The shared facts are a leaf: the generator and the edges both import them (docs/design.md §9).
+bad=$(go list -f '{{join .Imports "\n"}}' ./internal/contract | grep -E '^github\.com/opennumerology/' || true)
+if [ -n "$bad" ]; then
+	echo "internal/contract imports the project: $bad" >&2
+	exit 1
+fi

@@ -18,11 +18,12 @@ import (
 	"strings"
 
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/internal/contract"
 	"github.com/opennumerology/numerology/internal/humanize"
 )
 
 // MaxFileSize is Cloudflare's limit on the size of one static asset: 25 MiB.
-const MaxFileSize = 25 << 20
+const MaxFileSize = contract.MaxAssetSize
 
 // Limits are the static asset limits of a Workers plan.
 type Limits struct {
@@ -279,35 +280,7 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
-// contentTypes is a fixed table, so a deploy does not depend on the machine's mime.types;
-// it agrees with the local server's (package edge).
-var contentTypes = map[string]string{
-	".json": "application/json; charset=utf-8",
-	".html": "text/html; charset=utf-8",
-	".css":  "text/css; charset=utf-8",
-	".js":   "text/javascript; charset=utf-8",
-	".txt":  "text/plain; charset=utf-8",
-	".csv":  "text/csv; charset=utf-8",
-	".md":   "text/markdown; charset=utf-8",
-	".xml":  "application/xml; charset=utf-8",
-	".svg":  "image/svg+xml",
-	".png":  "image/png",
-	".ico":  "image/x-icon",
-	".webp": "image/webp",
-	".gz":   "application/gzip",
-	".zst":  "application/zstd",
-	".zip":  "application/zip",
-	".tar":  "application/x-tar",
-	".yaml": "application/yaml; charset=utf-8",
-	".cff":  "text/plain; charset=utf-8",
-
-	".webmanifest": "application/manifest+json",
-}
-
 // ContentType is the content type an asset is uploaded with, from its extension.
 func ContentType(urlPath string) string {
-	if ct, ok := contentTypes[strings.ToLower(path.Ext(urlPath))]; ok {
-		return ct
-	}
-	return "application/octet-stream"
+	return contract.ContentType(urlPath)
 }

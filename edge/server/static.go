@@ -7,35 +7,16 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/internal/contract"
 )
 
 // staticCache is the Cache-Control of the human pages and downloads.
 const staticCache = "public, max-age=3600"
-
-// contentTypes maps a file extension to the Content-Type of static files.
-var contentTypes = map[string]string{
-	".html":        "text/html; charset=utf-8",
-	".json":        "application/json; charset=utf-8",
-	".txt":         "text/plain; charset=utf-8",
-	".md":          "text/markdown; charset=utf-8",
-	".csv":         "text/csv; charset=utf-8",
-	".cff":         "text/plain; charset=utf-8",
-	".css":         "text/css; charset=utf-8",
-	".js":          "text/javascript; charset=utf-8",
-	".svg":         "image/svg+xml",
-	".png":         "image/png",
-	".ico":         "image/x-icon",
-	".xml":         "application/xml; charset=utf-8",
-	".gz":          "application/gzip",
-	".zip":         "application/zip",
-	".webmanifest": "application/manifest+json",
-}
 
 // serveStatic answers a path outside the API as Cloudflare's assets do with html_handling
 // "auto-trailing-slash" and not_found_handling "404-page" (see assetIntent), so that the
@@ -229,11 +210,7 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, t *tree, nam
 		return
 	}
 	hd := w.Header()
-	ct, ok := contentTypes[path.Ext(name)]
-	if !ok {
-		ct = "application/octet-stream"
-	}
-	hd["Content-Type"] = []string{ct}
+	hd["Content-Type"] = []string{contract.ContentType(name)}
 	hd["X-Content-Type-Options"] = []string{"nosniff"}
 	var content io.ReadSeeker = f
 	if fi.Size() <= maxHashedStatic {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/rules"
+	"github.com/opennumerology/numerology/internal/contract"
 )
 
 // Document file names inside the archives.
@@ -222,7 +223,7 @@ func (d *docs) dataPackage(csvs []file) ([]byte, error) {
 	}
 	pkg := DataPackage{
 		Profile:      "tabular-data-package",
-		Name:         "numerology-dataset",
+		Name:         contract.DatasetName,
 		Title:        d.opts.Title + " — dataset " + d.m.APIVersion,
 		Description:  "The complete Open Numerology Data API " + d.m.APIVersion + " for offline use: the destiny matrix of every birth date, the 22 arcana and the 12 life path numbers as CSV tables, and every JSON response of the API under api/public/. Texts are in Russian.",
 		Version:      d.m.APIVersion,

@@ -26,18 +26,19 @@ import (
 	kflate "github.com/klauspost/compress/flate"
 
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/internal/contract"
 )
 
 // MaxPublishSize is the largest archive placed in the tree's downloads/: a Workers static
 // asset may be at most 25 MiB, and deploy refuses a tree with a larger file.
-const MaxPublishSize = 25 << 20
+const MaxPublishSize = contract.MaxAssetSize
 
 // DefaultModTime is the time stamped on every archive entry when Options.ModTime is zero.
 var DefaultModTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // BaseName is the archives' file name without extension, and the top folder inside them:
 // numerology-dataset-<api_version>.
-func BaseName(apiVersion string) string { return "numerology-dataset-" + apiVersion }
+func BaseName(apiVersion string) string { return contract.DatasetName + "-" + apiVersion }
 
 // Archive formats, as file name extensions.
 const (

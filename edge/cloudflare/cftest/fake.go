@@ -24,6 +24,8 @@ import (
 	"time"
 
 	json "github.com/goccy/go-json"
+
+	"github.com/opennumerology/numerology/internal/contract"
 )
 
 // Blob is one uploaded asset content.
@@ -247,7 +249,7 @@ var (
 )
 
 // maxAssetSize is Cloudflare's limit per asset.
-const maxAssetSize = 25 << 20
+const maxAssetSize = contract.MaxAssetSize
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	rec := &statusRecorder{ResponseWriter: w, status: 200}
