@@ -22,7 +22,6 @@ import (
 	"github.com/goccy/go-yaml/token"
 	"github.com/rivo/uniseg"
 
-	"github.com/opennumerology/numerology/generator/rules"
 )
 
 //go:embed site.yaml arcana.yaml positions.yaml life-path/*.yaml
@@ -36,7 +35,20 @@ type Content struct {
 	Site      Site
 	LifePaths []LifePath // in contract order: 1–9, 11, 22, 33
 	Arcana    []Arcanum  // Arcana[i].Number == i+1
-	Positions []Position // in rules.Position order
+	Positions []Position // in Rules.PositionKeys order
+}
+
+// Rules are the facts of the contract the content must follow. They belong to the rules
+// (generator/rules); the generator supplies them where content meets the rules
+// (generator.LoadContent), so this package imports nothing of the generator.
+type Rules struct {
+	// LifePathNumbers are the numbers with a file life-path/N.yaml, in contract order.
+	LifePathNumbers []int
+	// PositionKeys are the keys of positions.yaml, in contract order.
+	PositionKeys []string
+	// LifePath is the life path number of a date (docs/design.md §7): every famous person's
+	// birth date must give the number they are listed under.
+	LifePath func(day, month, year int) int
 }
 
 // Site holds site-wide settings and attribution wording (site.yaml).
@@ -132,10 +144,13 @@ func (e Errors) Error() string {
 	return fmt.Sprintf("content has %d problem(s):\n%s", len(e), strings.Join(lines, "\n"))
 }
 
-// Load reads and validates the content of fsys. label prefixes the file names in problems
-// (for example "content"). The error, if any, is Errors.
-func Load(fsys fs.FS, label string) (*Content, error) {
-	l := &loader{fsys: fsys, label: label}
+// Load reads and validates the content of fsys against r. label prefixes the file names in
+// problems (for example "content"). The error, if any, is Errors.
+func Load(fsys fs.FS, label string, r Rules) (*Content, error) {
+	if r.LifePath == nil || len(r.LifePathNumbers) == 0 || len(r.PositionKeys) == 0 {
+		return nil, errors.New("content: incomplete rules")
+	}
+	l := &loader{fsys: fsys, label: label, rules: r}
 	c := &Content{}
 	l.loadSite(&c.Site)
 	c.Arcana = l.loadArcana()
@@ -159,6 +174,7 @@ func Load(fsys fs.FS, label string) (*Content, error) {
 type loader struct {
 	fsys     fs.FS
 	label    string
+	rules    Rules
 	problems Errors
 }
 
@@ -372,7 +388,7 @@ func (l *loader) loadPositions() []Position {
 	if d == nil {
 		return nil
 	}
-	keys := rules.PositionKeys()
+	keys := l.rules.PositionKeys
 	if len(positions) != len(keys) {
 		d.at("$", "", "wrong count: %d positions, want %d", len(positions), len(keys))
 	}
@@ -392,7 +408,7 @@ func (l *loader) loadPositions() []Position {
 
 func (l *loader) loadLifePaths() []LifePath {
 	var out []LifePath
-	for _, n := range rules.LifePathNumbers {
+	for _, n := range l.rules.LifePathNumbers {
 		name := fmt.Sprintf("life-path/%d.yaml", n)
 		var lp LifePath
 		d := l.read(name, &lp)
@@ -407,7 +423,7 @@ func (l *loader) loadLifePaths() []LifePath {
 	for _, e := range entries {
 		base := strings.TrimSuffix(e.Name(), ".yaml")
 		n, err := strconv.Atoi(base)
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".yaml") || err != nil || !rules.IsLifePathNumber(n) || base != strconv.Itoa(n) {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".yaml") || err != nil || !slices.Contains(l.rules.LifePathNumbers, n) || base != strconv.Itoa(n) {
 			l.problems = append(l.problems, Problem{File: l.display("life-path/" + e.Name()), Message: "unexpected file: life path files are named 1.yaml … 9.yaml, 11.yaml, 22.yaml, 33.yaml"})
 		}
 	}
@@ -453,7 +469,7 @@ func (d *doc) checkLifePath(n int, lp *LifePath) {
 			d.at(yp+".born", f+".born", "%q is not a date (YYYY-MM-DD)", p.Born)
 			continue
 		}
-		if got := rules.LifePath(t.Day(), int(t.Month()), t.Year()); got != n {
+		if got := d.l.rules.LifePath(t.Day(), int(t.Month()), t.Year()); got != n {
 			d.at(yp+".born", f+".born", "%s (%s) gives life path %d, not %d", p.Born, p.Name, got, n)
 		}
 	}

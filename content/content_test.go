@@ -12,7 +12,7 @@ import (
 )
 
 func TestEmbeddedContentLoads(t *testing.T) {
-	c, err := Load(Embedded(), "content")
+	c, err := Load(Embedded(), "content", testRules)
 	if err != nil {
 		t.Fatalf("built-in content does not load:\n%v", err)
 	}
@@ -71,7 +71,7 @@ func replace(t *testing.T, name, old, new string) string {
 }
 
 func TestValidFixtureLoads(t *testing.T) {
-	if _, err := Load(fixture(t, nil), "content"); err != nil {
+	if _, err := Load(fixture(t, nil), "content", testRules); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -148,7 +148,7 @@ func TestProblems(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Load(fixture(t, tt.edits(t)), "content")
+			_, err := Load(fixture(t, tt.edits(t)), "content", testRules)
 			var errs Errors
 			if !errors.As(err, &errs) {
 				t.Fatalf("Load error = %v, want Errors", err)
@@ -167,7 +167,7 @@ func TestProblems(t *testing.T) {
 
 // TestFamousPersonDateNamed checks the message of a person whose date gives another number.
 func TestFamousPersonDateNamed(t *testing.T) {
-	_, err := Load(os.DirFS("testdata/two-errors"), "content")
+	_, err := Load(os.DirFS("testdata/two-errors"), "content", testRules)
 	var errs Errors
 	if !errors.As(err, &errs) {
 		t.Fatalf("Load error = %v, want Errors", err)
@@ -183,5 +183,19 @@ func TestFamousPersonDateNamed(t *testing.T) {
 		if errs[i].String() != want[i] {
 			t.Errorf("problem %d:\n got %s\nwant %s", i, errs[i], want[i])
 		}
+	}
+}
+
+// testRules are the contract's rules, as generator.ContentRules supplies them (the generator
+// imports this package, so its tests cannot import the generator).
+var testRules = Rules{
+	LifePathNumbers: rules.LifePathNumbers,
+	PositionKeys:    rules.PositionKeys(),
+	LifePath:        rules.LifePath,
+}
+
+func TestLoadNeedsRules(t *testing.T) {
+	if _, err := Load(Embedded(), "content", Rules{}); err == nil {
+		t.Error("Load without rules succeeded")
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"github.com/opennumerology/numerology/content"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/rules"
 )
@@ -347,5 +348,27 @@ func TestVerifyChecksTheRule(t *testing.T) {
 	}
 	if len(res.Problems) != 1 || res.Problems[0].Kind != ProblemInvalid || !strings.Contains(res.Problems[0].Detail, "personal is arcana 2, the rule gives 1") {
 		t.Fatalf("problems = %v, want the personal arcana reported", res.Problems)
+	}
+}
+
+// TestLoadContentFamousPeople checks that the famous people's dates are checked where
+// content meets the rules, reported sorted together with the loader's own problems.
+func TestLoadContentFamousPeople(t *testing.T) {
+	_, err := LoadContent(os.DirFS("../content/testdata/two-errors"), "content")
+	var errs content.Errors
+	if !errors.As(err, &errs) {
+		t.Fatalf("LoadContent error = %v, want content.Errors", err)
+	}
+	want := []string{
+		`content/arcana.yaml:9: [1].emoji: "🌙🌙" is 2 characters, want exactly one emoji`,
+		"content/life-path/3.yaml:20: famous_people[1].born: 1990-05-16 (Человек 3-1) gives life path 4, not 3",
+	}
+	if len(errs) != len(want) {
+		t.Fatalf("got %d problems, want %d:\n%v", len(errs), len(want), err)
+	}
+	for i, w := range want {
+		if got := errs[i].String(); got != w {
+			t.Errorf("problem %d = %q, want %q", i, got, w)
+		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 // testSite returns the site of the built-in content.
 func testSite(tb testing.TB) *Site {
 	tb.Helper()
-	c, err := content.Load(content.Embedded(), "content")
+	c, err := LoadContent(content.Embedded(), "content")
 	if err != nil {
 		tb.Fatal(err)
 	}

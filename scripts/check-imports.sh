@@ -13,3 +13,10 @@ if [ -n "$bad" ]; then
 	echo "internal/contract imports the project: $bad" >&2
 	exit 1
 fi
+# Content is loaded, the rules decide: content imports nothing of the generator; the
+# generator hands it the rules (generator.ContentRules, docs/design.md §7).
+bad=$(go list -deps ./content/ | grep -E '^github\.com/opennumerology/numerology/generator' || true)
+if [ -n "$bad" ]; then
+	echo "content imports the generator: $bad" >&2
+	exit 1
+fi

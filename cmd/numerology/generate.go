@@ -140,7 +140,7 @@ func loadSite(dir, siteURL string) (*generator.Site, error) {
 		}
 		fsys, label = os.DirFS(dir), dir
 	}
-	c, err := content.Load(fsys, label)
+	c, err := generator.LoadContent(fsys, label)
 	if err != nil {
 		return nil, withCode(exitContent, err)
 	}

@@ -50,7 +50,7 @@ func Generate(out string, years ...int) (*generator.Site, error) {
 }
 
 func site() (*generator.Site, error) {
-	c, err := content.Load(content.Embedded(), "content")
+	c, err := generator.LoadContent(content.Embedded(), "content")
 	if err != nil {
 		return nil, fmt.Errorf("load the built-in content: %w", err)
 	}

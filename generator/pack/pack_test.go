@@ -474,7 +474,7 @@ func TestPublishReplacesStaleDownloads(t *testing.T) {
 }
 
 func TestScanMatrix(t *testing.T) {
-	c, err := content.Load(content.Embedded(), "content")
+	c, err := generator.LoadContent(content.Embedded(), "content")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,27 @@
+package generator
+
+import (
+	"io/fs"
+
+	"github.com/opennumerology/numerology/content"
+	"github.com/opennumerology/numerology/generator/rules"
+)
+
+// ContentRules are the rules the content must follow (docs/design.md §7): the life path
+// numbers with a file, the positions' order, and the life path rule every famous person's
+// birth date is checked with. This is where content meets the rules: the content package
+// loads and reports, the rules package decides, and neither imports the other.
+func ContentRules() content.Rules {
+	return content.Rules{
+		LifePathNumbers: rules.LifePathNumbers,
+		PositionKeys:    rules.PositionKeys(),
+		LifePath:        rules.LifePath,
+	}
+}
+
+// LoadContent loads and validates the content of fsys against ContentRules; label prefixes
+// the file names of problems. The error, if any, is content.Errors: every problem, the
+// famous people's dates among them, sorted by file, line and field.
+func LoadContent(fsys fs.FS, label string) (*content.Content, error) {
+	return content.Load(fsys, label, ContentRules())
+}
