@@ -21,7 +21,6 @@ import (
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 	"github.com/rivo/uniseg"
-
 )
 
 //go:embed site.yaml arcana.yaml positions.yaml life-path/*.yaml
