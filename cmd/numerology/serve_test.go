@@ -10,9 +10,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
 func TestServeErrors(t *testing.T) {
@@ -54,24 +55,6 @@ func TestServeErrors(t *testing.T) {
 	}
 }
 
-// syncBuffer is a writer the test can read while the command writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestServeGracefulShutdown starts numerology serve, holds a request in its handler, cancels
 // (as SIGINT does) and checks that the request still gets its answer, that serve waits for
 // it and then exits 0.
@@ -93,7 +76,7 @@ func TestServeGracefulShutdown(t *testing.T) {
 	defer func() { wrapServeHandler = func(h http.Handler) http.Handler { return h } }()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var stdout, stderr syncBuffer
+	var stdout, stderr testsupport.SyncBuffer
 	done := make(chan int, 1)
 	go func() { done <- Main(ctx, []string{"serve", "--dir", tree, "--addr", "127.0.0.1:0"}, &stdout, &stderr) }()
 	addrRE := regexp.MustCompile(`http://(127\.0\.0\.1:\d+)/`)

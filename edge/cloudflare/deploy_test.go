@@ -3,8 +3,6 @@ package cloudflare_test
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -22,6 +20,7 @@ import (
 	"github.com/opennumerology/numerology/edge/worker"
 	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
 const (
@@ -331,7 +330,7 @@ func rewrite(t *testing.T, dir, rel string, f func([]byte) []byte) {
 	for i := range m.Files {
 		if m.Files[i].Path == rel {
 			m.Files[i].Size = int64(len(b))
-			m.Files[i].SHA256 = sha256Hex(b)
+			m.Files[i].SHA256 = testsupport.SHA256Hex(b)
 		}
 	}
 	mb, err := json.Marshal(m)
@@ -793,11 +792,6 @@ func TestPlanAssets(t *testing.T) {
 	if a, b := cloudflare.AssetHash(strings.Repeat("ab", 32), "/x.json"), cloudflare.AssetHash(strings.Repeat("ab", 32), "/x.html"); a == b {
 		t.Error("the same content under two extensions shares a hash")
 	}
-}
-
-func sha256Hex(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
 }
 
 // BenchmarkApply deploys the one-year tree to the fake: a first deploy (every file) against

@@ -1,20 +1,18 @@
 package worker_test
 
 import (
-	"bytes"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/opennumerology/numerology/generator/generatortest"
+	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
 // startTimeout bounds wrangler dev's start, asset upload included.
@@ -34,7 +32,7 @@ func generateTree(t *testing.T, years []int) string {
 type wrangler struct {
 	BaseURL string
 	cmd     *exec.Cmd
-	log     *syncBuffer
+	log     *testsupport.SyncBuffer
 	done    chan struct{}
 	waitErr error
 }
@@ -73,7 +71,7 @@ func startWrangler(t *testing.T, trees ...string) []*wrangler {
 // launch starts one wrangler dev serving tree.
 func launch(t *testing.T, tree string) *wrangler {
 	t.Helper()
-	port, inspector := freePort(t), freePort(t)
+	port, inspector := testsupport.FreePort(t), testsupport.FreePort(t)
 	args := []string{"run", "--silent", "dev", "--",
 		"--ip", "127.0.0.1", "--port", strconv.Itoa(port), "--inspector-port", strconv.Itoa(inspector),
 		"--assets", tree, "--persist-to", filepath.Join(t.TempDir(), "state"),
@@ -84,7 +82,7 @@ func launch(t *testing.T, tree string) *wrangler {
 	// No telemetry, no fetch of the request.cf object from the network.
 	cmd.Env = append(os.Environ(), "WRANGLER_SEND_METRICS=false", "CLOUDFLARE_CF_FETCH_ENABLED=false", "NO_COLOR=1", "CI=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	w := &wrangler{BaseURL: "http://127.0.0.1:" + strconv.Itoa(port), cmd: cmd, log: &syncBuffer{}, done: make(chan struct{})}
+	w := &wrangler{BaseURL: "http://127.0.0.1:" + strconv.Itoa(port), cmd: cmd, log: &testsupport.SyncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = w.log, w.log
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start wrangler dev (npm run dev in edge/worker/): %v", err)
@@ -125,33 +123,4 @@ func (w *wrangler) stop() {
 	// workerd may outlive its parent: make sure nothing of the group is left.
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	<-w.done
-}
-
-// freePort returns a loopback TCP port that was free a moment ago.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("free port: %v", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// syncBuffer collects a process's output from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,11 +20,11 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
-	"github.com/opennumerology/numerology/edge/server"
 	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/rules"
+	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
 // treeYears are the years of the test tree: both ends of the range and one in between.
@@ -51,7 +50,7 @@ type exchange struct {
 
 func TestResponsesMatchOpenAPI(t *testing.T) {
 	tree := generateTree(t)
-	srv := serveTree(t, tree, 0)
+	srv := testsupport.ServeTree(t, tree, 0)
 	ctx := context.Background()
 
 	// The document as served, not as generated: that is what clients load.
@@ -130,7 +129,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	d, m, y := missingDate[0], missingDate[1], missingDate[2]
 	add("500 missing file", http.MethodGet, fmt.Sprintf("%s/matrix/%d/%d/%d", api, d, m, y), 500, "", nil)
 
-	limited := serveTree(t, tree, 1)
+	limited := testsupport.ServeTree(t, tree, 1)
 	fetch(t, http.MethodGet, limited.URL+manifest.APIPrefix+"/matrix/1/1/1990", nil)
 	for _, p := range []string{"/matrix/1/1/1990", "/matrix", "/matrix/30/2/1990/"} {
 		x := add("429 "+p, http.MethodGet, limited.URL+manifest.APIPrefix+p, 429, "", nil)
@@ -369,20 +368,4 @@ func generateTree(t *testing.T) string {
 		t.Fatalf("delete %s: %v", missing, err)
 	}
 	return out
-}
-
-// serveTree serves the tree with the local edge server on 127.0.0.1:0; rateLimit 0 turns
-// the limit off.
-func serveTree(t *testing.T, dir string, rateLimit int) *httptest.Server {
-	t.Helper()
-	h, err := server.New(server.Options{Dir: dir, RateLimit: rateLimit, RateWindow: time.Minute})
-	if err != nil {
-		t.Fatalf("edge: %v", err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	if !strings.HasPrefix(srv.URL, "http://127.0.0.1:") {
-		t.Fatalf("test server on %s, want 127.0.0.1", srv.URL)
-	}
-	return srv
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/rules"
+	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
 // The full 1900–2100 tree, generated and packed once for all tests (the acceptance needs
@@ -353,7 +354,7 @@ func TestTablesAgreeWithRecords(t *testing.T) {
 			t.Errorf("%d sums for %d other files", len(sums), len(fs)-1)
 		}
 		for name, body := range fs {
-			if name != SumsFile && sums[name] != sha256Hex(body) {
+			if name != SumsFile && sums[name] != testsupport.SHA256Hex(body) {
 				t.Errorf("%s: wrong or missing sum", name)
 			}
 		}
@@ -396,7 +397,7 @@ func TestReproducible(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s: a second pack of the same tree differs", a.Name)
 		}
-		if a.SHA256 != fixture.Archives[i].SHA256 || a.Size != int64(len(got)) || a.SHA256 != sha256Hex(got) {
+		if a.SHA256 != fixture.Archives[i].SHA256 || a.Size != int64(len(got)) || a.SHA256 != testsupport.SHA256Hex(got) {
 			t.Errorf("%s: Result size/sha256 %d/%s do not describe the file", a.Name, a.Size, a.SHA256)
 		}
 	}

@@ -5,8 +5,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -21,12 +19,8 @@ import (
 	kgzip "github.com/klauspost/compress/gzip"
 
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/internal/testsupport"
 )
-
-func sha256Hex(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
-}
 
 // Frictionless Data Package rules this validator enforces (datapackage v1 / v2 specs).
 var (
@@ -107,7 +101,7 @@ func validateDataPackage(desc []byte, files map[string][]byte) []string {
 		h, _ := rm["hash"].(string)
 		if !hashPattern.MatchString(h) {
 			bad("resource %q: hash %q is not sha256:<64 lowercase hex>", name, h)
-		} else if ok && h != "sha256:"+sha256Hex(body) {
+		} else if ok && h != "sha256:"+testsupport.SHA256Hex(body) {
 			bad("resource %q: hash does not match %s", name, p)
 		}
 		schema, _ := rm["schema"].(map[string]any)
