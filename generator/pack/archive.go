@@ -11,13 +11,39 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
+
+	"github.com/klauspost/pgzip"
 )
 
 // tarGzLevel is the gzip level of the .tar.gz: klauspost's level 8 makes a smaller file than
 // gzip -6 (the JSON records repeat a lot across files) in less time.
 const tarGzLevel = 8
+
+// tarGzBlock is the block size of the parallel gzip writer. Each block is compressed on its
+// own goroutine, primed with the 32 KiB before it; the boundaries depend on the input only,
+// so the archive is the same bytes whatever the number of cores.
+const tarGzBlock = 1 << 20
+
+// newTarGz is the .tar.gz's gzip writer: klauspost/pgzip with a fixed header (no name, the
+// archive's time, OS unknown). It replaced a hand-written parallel gzip of the same design:
+// on the full tree both packs are reproducible (three runs, and GOMAXPROCS 1 against 2,
+// byte-identical), pgzip's pack took 0.86× the CPU and at best 0.82× the wall time, for an
+// archive 1.0027× the size (docs/dataset.md).
+func newTarGz(out io.Writer, modTime time.Time) (*pgzip.Writer, error) {
+	gz, err := pgzip.NewWriterLevel(out, tarGzLevel)
+	if err != nil {
+		return nil, err
+	}
+	gz.Header.ModTime = modTime
+	gz.Header.OS = 255
+	if err := gz.SetConcurrency(tarGzBlock, 2*runtime.GOMAXPROCS(0)); err != nil {
+		return nil, err
+	}
+	return gz, nil
+}
 
 // archiveWriter writes the same sorted entries as a .tar.gz or a .zip, with fixed times,
 // owners and modes, so that the bytes depend on the entries only.
@@ -62,7 +88,7 @@ func (w *archiveWriter) walk(ctx context.Context, dir func(name string) error, f
 }
 
 func (w *archiveWriter) writeTarGz(ctx context.Context, out io.Writer) error {
-	gz, err := newParallelGzip(out, tarGzLevel, w.modTime)
+	gz, err := newTarGz(out, w.modTime)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -110,9 +111,38 @@ func Pack(ctx context.Context, opts Options) (*Result, error) {
 	if opts.ModTime.IsZero() {
 		opts.ModTime = DefaultModTime
 	}
-	m, err := manifest.Load(opts.Dir)
+	m, src, err := packedFiles(opts.Dir)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, err
+	}
+	prog := newProgress(opts.OnProgress, 3*len(src))
+	defer prog.stop()
+	entries, tab, err := collectEntries(ctx, opts, m, src, prog)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(opts.To, 0o755); err != nil {
+		return nil, &OutputError{fmt.Errorf("create %s: %w", opts.To, err)}
+	}
+	base := BaseName(m.APIVersion)
+	w := &archiveWriter{top: base, modTime: opts.ModTime.UTC(), entries: entries, prog: prog}
+	archives, err := writeArchives(ctx, opts.To, base, w)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Publish {
+		if err := publish(opts.Dir, m, archives); err != nil {
+			return nil, &OutputError{err}
+		}
+	}
+	return &Result{Archives: archives, Entries: len(entries), MatrixRows: len(tab.matrix), Duration: time.Since(start)}, nil
+}
+
+// packedFiles loads the tree's manifest and lists the files the archives hold.
+func packedFiles(dir string) (*manifest.Manifest, []manifest.File, error) {
+	m, err := manifest.Load(dir)
+	if err != nil {
+		return nil, nil, &InputError{err}
 	}
 	var src []manifest.File
 	for _, f := range m.Files {
@@ -121,33 +151,38 @@ func Pack(ctx context.Context, opts Options) (*Result, error) {
 		}
 	}
 	if len(src) == 0 {
-		return nil, &InputError{fmt.Errorf("%s lists no API files to pack", filepath.Join(opts.Dir, manifest.FileName))}
+		return nil, nil, &InputError{fmt.Errorf("%s lists no API files to pack", filepath.Join(dir, manifest.FileName))}
 	}
-	prog := newProgress(opts.OnProgress, 3*len(src))
-	defer prog.stop()
+	return m, src, nil
+}
 
-	entries, tables, err := readTree(ctx, opts.Dir, src, prog)
+// collectEntries reads the tree's files and builds the dataset's own (CSV tables,
+// datapackage.json, CITATION.cff, SHA256SUMS): every entry of the archives, sorted by name.
+func collectEntries(ctx context.Context, opts Options, m *manifest.Manifest, src []manifest.File, prog *progress) ([]*entry, *tables, error) {
+	entries, tab, err := readTree(ctx, opts.Dir, src, prog)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	meta, err := buildFiles(m, src, tables, opts)
+	meta, err := buildFiles(m, src, tab, opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, f := range meta {
 		entries = append(entries, newEntry(f.name, f.body, compressor(nil)))
 	}
 	slices.SortFunc(entries, func(a, b *entry) int { return strings.Compare(a.name, b.name) })
+	return entries, tab, nil
+}
 
-	if err := os.MkdirAll(opts.To, 0o755); err != nil {
-		return nil, &OutputError{fmt.Errorf("create %s: %w", opts.To, err)}
-	}
-	base := BaseName(m.APIVersion)
-	w := &archiveWriter{top: base, modTime: opts.ModTime.UTC(), entries: entries, prog: prog}
+// writeArchives writes the .tar.gz and the .zip side by side into temporary files of dir
+// and renames both into place, or neither: a failed or interrupted pack leaves the
+// previous archives.
+func writeArchives(ctx context.Context, dir, base string, w *archiveWriter) ([]Archive, error) {
 	archives := []Archive{
-		{Name: base + TarGz, Path: filepath.Join(opts.To, base+TarGz)},
-		{Name: base + Zip, Path: filepath.Join(opts.To, base+Zip)},
+		{Name: base + TarGz, Path: filepath.Join(dir, base+TarGz)},
+		{Name: base + Zip, Path: filepath.Join(dir, base+Zip)},
 	}
+	writers := []func(context.Context, io.Writer) error{w.writeTarGz, w.writeZip}
 	var wg sync.WaitGroup
 	errs := make([]error, len(archives))
 	tmps := make([]string, len(archives))
@@ -155,16 +190,11 @@ func Pack(ctx context.Context, opts Options) (*Result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			write := w.writeTarGz
-			if i == 1 {
-				write = w.writeZip
-			}
-			tmps[i], errs[i] = writeArchive(ctx, &archives[i], write)
+			tmps[i], errs[i] = writeArchive(ctx, &archives[i], writers[i])
 		}()
 	}
 	wg.Wait()
-	// Both archives or neither: a failed or interrupted pack leaves the previous ones.
-	err = errors.Join(errs...)
+	err := errors.Join(errs...)
 	for i, tmp := range tmps {
 		if tmp == "" {
 			continue
@@ -184,12 +214,7 @@ func Pack(ctx context.Context, opts Options) (*Result, error) {
 		}
 		return nil, err
 	}
-	if opts.Publish {
-		if err := publish(opts.Dir, m, archives); err != nil {
-			return nil, &OutputError{err}
-		}
-	}
-	return &Result{Archives: archives, Entries: len(entries), MatrixRows: len(tables.matrix), Duration: time.Since(start)}, nil
+	return archives, nil
 }
 
 // IsPacked reports whether a tree file belongs in the archives: the API's public JSON,
