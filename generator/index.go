@@ -87,7 +87,7 @@ func (s *Site) APIIndex() APIIndex {
 		Description: "Открытый API нумерологии: 12 чисел жизненного пути и матрица судьбы для каждой даты рождения с 01.01.1900 по 31.12.2100.",
 		APIVersion:  manifest.APIVersion,
 		SiteURL:     s.SiteURL,
-		OpenAPI:     s.APIBase + "/openapi.json",
+		OpenAPI:     s.SiteURL + RoutePath(manifest.RouteOpenAPI),
 		Docs:        s.SiteURL + "/",
 		LLMsTxt:     s.SiteURL + "/" + LLMsFile,
 		Routes:      s.indexRoutes(),

@@ -52,7 +52,7 @@ func NewSite(c *content.Content, siteURL string) (*Site, error) {
 func (s *Site) LifePathSourceURL(n int) string { return s.SiteURL + "/life-path/" + strconv.Itoa(n) }
 
 // LifePathAPIURL is the API URL of a life path record.
-func (s *Site) LifePathAPIURL(n int) string { return s.APIBase + "/life-path/" + strconv.Itoa(n) }
+func (s *Site) LifePathAPIURL(n int) string { return s.SiteURL + RoutePath(manifest.RouteLifePath, n) }
 
 // MatrixSourceURL is the human page of the matrix.
 func (s *Site) MatrixSourceURL() string { return s.SiteURL + "/matrix" }

@@ -2,6 +2,8 @@ package generator
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/rules"
@@ -48,4 +50,22 @@ func Routes() []manifest.Route {
 		English:     "the destiny matrix of a birth date, " + years,
 		Example:     p + "/matrix/15/5/1990",
 	}}
+}
+
+// RoutePath is the path of the named route with its parameters filled in, in order
+// ("life-path", 7 → "/api/public/life-path/7"); renderers build API URLs with it.
+func RoutePath(name string, params ...int) string {
+	for _, r := range Routes() {
+		if r.Name != name {
+			continue
+		}
+		p := r.Pattern
+		for i, param := range r.Params() {
+			if i < len(params) {
+				p = strings.Replace(p, "{"+param+"}", strconv.Itoa(params[i]), 1)
+			}
+		}
+		return p
+	}
+	panic("generator bug: no route " + name)
 }
