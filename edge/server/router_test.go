@@ -163,3 +163,53 @@ func TestEtagMatch(t *testing.T) {
 		})
 	}
 }
+
+// TestRouteNewRow checks that a new row of the route table is routed with no change to the
+// router: a literal route, a parameter route with its scope error, and a rate-limited one.
+func TestRouteNewRow(t *testing.T) {
+	cfg, err := generatortest.Site(t).EdgeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := manifest.APIPrefix
+	cfg.Routes = append(cfg.Routes,
+		manifest.Route{Name: "numbers", Pattern: p + "/numbers", File: "api/public/numbers.json"},
+		manifest.Route{Name: "number", Pattern: p + "/numbers/{n}/about", File: "api/public/numbers/{n}/about.json",
+			Check: manifest.CheckLifePathNumber, Error: manifest.ErrNumberNotFound},
+		manifest.Route{Name: "day", Pattern: p + "/calendar/{d}/{m}/{y}", File: "api/public/calendar/{y}-{m}-{d}.json",
+			Check: manifest.CheckDate, Error: manifest.ErrInvalidDate, RateLimited: true},
+	)
+	r, err := newRouter(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, path, want string
+	}{
+		{"literal", p + "/numbers/", "api/public/numbers.json"},
+		{"param", p + "/numbers/011/about", "api/public/numbers/11/about.json"},
+		{"param, invalid", p + "/numbers/10/about", manifest.ErrNumberNotFound},
+		{"param, missing literal", p + "/numbers/7", manifest.ErrNumberNotFound},
+		{"params reordered in the file", p + "/calendar/15/05/1990", "api/public/calendar/1990-5-15.json"},
+		{"date check in the pattern's order", p + "/calendar/1990/05/15", manifest.ErrInvalidDate},
+		{"old routes still routed", p + "/life-path/7", "api/public/life-path/7.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := r.match(tt.path)
+			res := got.err
+			if got.kind == routeFile {
+				res = r.treeFile(got.key)
+			}
+			if res != tt.want {
+				t.Errorf("match(%q) = %q, want %q", tt.path, res, tt.want)
+			}
+		})
+	}
+	if !r.isRateLimited(p+"/calendar") || r.isRateLimited(p+"/numbers/7/about") {
+		t.Error("the rate-limited scope does not follow the new rows")
+	}
+	if _, err := newRouter(&manifest.EdgeConfig{Prefix: p, Routes: []manifest.Route{{Name: "x", Pattern: p + "/{a}", File: "x", Check: "nope"}}}); err == nil {
+		t.Error("a route with an unknown check was accepted")
+	}
+}
