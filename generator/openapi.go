@@ -40,6 +40,10 @@ func (s *Site) OpenAPI() (obj, error) {
 	if err != nil {
 		return nil, err
 	}
+	paths, err := b.paths()
+	if err != nil {
+		return nil, err
+	}
 	p := manifest.APIPrefix
 	doc := obj{
 		"openapi": OpenAPIVersion,
@@ -65,7 +69,7 @@ func (s *Site) OpenAPI() (obj, error) {
 		"externalDocs": obj{"description": "Документация и примеры", "url": s.SiteURL + "/"},
 		"servers":      []obj{{"url": s.SiteURL}},
 		"security":     []any{}, // public: no route needs credentials
-		"paths":        b.paths(),
+		"paths":        paths,
 		"components": obj{
 			"schemas":    b.schemas,
 			"headers":    b.headers,

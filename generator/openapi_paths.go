@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"fmt"
 	"maps"
 	"strconv"
 	"strings"
@@ -43,7 +44,7 @@ const catchAllParam = "Path"
 
 // paths describes every route of the route table, the scopes with their own error and the
 // catch-all.
-func (b *openAPIBuilder) paths() obj {
+func (b *openAPIBuilder) paths() (obj, error) {
 	out := obj{}
 	patterns := map[string]bool{}
 	for _, r := range b.cfg.Routes {
@@ -53,6 +54,9 @@ func (b *openAPIBuilder) paths() obj {
 		var params []string
 		for _, name := range r.Params() {
 			params = append(params, strings.ToUpper(name[:1])+name[1:])
+		}
+		if routeSchemas[r.Name] == "" {
+			return nil, fmt.Errorf("openapi: route %s has no schema in routeSchemas", r.Name)
 		}
 		get := obj{
 			"200": obj{
@@ -75,7 +79,7 @@ func (b *openAPIBuilder) paths() obj {
 	}
 	notFound := obj{b.status(manifest.ErrNotFound): ref("responses", errorResponses[manifest.ErrNotFound])}
 	b.addPath(out, manifest.APIPrefix+"/{path}", "notFound", "Любой другой адрес", []string{catchAllParam}, notFound, false)
-	return out
+	return out, nil
 }
 
 // status is the HTTP status of an error key, as a response key.
