@@ -33,8 +33,9 @@ type route struct {
 	key  fileKey
 }
 
-// checkFunc validates a route's numeric parameters, in pattern order.
-type checkFunc func(params []int) bool
+// checkFunc validates a route's numeric parameters, in pattern order (an array, not a
+// slice: a slice passed to a func value escapes, and this runs once per request).
+type checkFunc func(params [maxParams]int) bool
 
 // segment is one segment of a pattern after the prefix: a literal, or a parameter.
 type segment struct {
@@ -74,9 +75,9 @@ func newRouter(cfg *manifest.EdgeConfig) (*router, error) {
 		valid[n] = true
 	}
 	checks := map[string]checkFunc{
-		manifest.CheckLifePathNumber: func(p []int) bool { return len(p) == 1 && valid[p[0]] },
-		manifest.CheckDate: func(p []int) bool {
-			return len(p) == 3 && validDate(p[0], p[1], p[2], cfg.FirstYear, cfg.LastYear)
+		manifest.CheckLifePathNumber: func(p [maxParams]int) bool { return valid[p[0]] },
+		manifest.CheckDate: func(p [maxParams]int) bool {
+			return validDate(p[0], p[1], p[2], cfg.FirstYear, cfg.LastYear)
 		},
 	}
 	r := &router{prefix: cfg.Prefix}
@@ -118,6 +119,9 @@ func compileRoute(prefix string, row manifest.Route, checks map[string]checkFunc
 		if c.check = checks[row.Check]; c.check == nil {
 			return c, fmt.Errorf("unknown check %q", row.Check)
 		}
+		if want := checkParams[row.Check]; c.nParams != want {
+			return c, fmt.Errorf("check %s takes %d parameters, the pattern has %d", row.Check, want, c.nParams)
+		}
 	}
 	file := row.File
 	for file != "" {
@@ -153,6 +157,9 @@ func indexOf(names []string, name string) int {
 	return -1
 }
 
+// checkParams is how many parameters each check takes.
+var checkParams = map[string]int{manifest.CheckLifePathNumber: 1, manifest.CheckDate: 3}
+
 // isAPI reports whether the raw path is the API prefix or under it.
 func (r *router) isAPI(p string) bool { return manifest.InScope(p, r.prefix) }
 
@@ -175,7 +182,7 @@ func (r *router) match(p string) route {
 	var params [maxParams]int
 	for i := range r.routes {
 		c := &r.routes[i]
-		if c.matchSegments(rest, params[:c.nParams]) && (c.nParams == 0 || c.check(params[:c.nParams])) {
+		if c.matchSegments(rest, &params) && (c.nParams == 0 || c.check(params)) {
 			key := fileKey{route: int32(i)}
 			for j := range c.nParams {
 				key.params[j] = int32(params[j])
@@ -198,7 +205,7 @@ func (r *router) match(p string) route {
 
 // matchSegments reports whether rest ("" or "/seg/…") has the route's segments, and parses
 // its numeric parameters into params.
-func (c *compiledRoute) matchSegments(rest string, params []int) bool {
+func (c *compiledRoute) matchSegments(rest string, params *[maxParams]int) bool {
 	k := 0
 	for _, s := range c.segs {
 		if rest == "" || rest[0] != '/' {
