@@ -24,7 +24,7 @@ func FuzzLoad(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		// One file through the whole per-file path (limits, parse, strict decode, checks):
 		// loading all sixteen files per input would make the fuzzer twenty times slower.
-		l := &loader{fsys: fstest.MapFS{"life-path/1.yaml": {Data: b}}, label: "content"}
+		l := &loader{fsys: fstest.MapFS{"life-path/1.yaml": {Data: b}}, label: "content", rules: testRules}
 		var lp LifePath
 		if d := l.read("life-path/1.yaml", &lp); d != nil {
 			d.checkLifePath(1, &lp)

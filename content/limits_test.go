@@ -80,7 +80,7 @@ func TestHostileContent(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Load(fixture(t, tt.edits(t)), "content")
+			_, err := Load(fixture(t, tt.edits(t)), "content", testRules)
 			var errs Errors
 			if !errors.As(err, &errs) {
 				t.Fatalf("Load error = %v, want Errors", err)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
 // TestGenerateRefusesForeignTree runs the case: a browser extension folder with
@@ -96,7 +98,7 @@ func TestServeFollowsGenerate(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var stdout, stderr syncBuffer
+	var stdout, stderr testsupport.SyncBuffer
 	done := make(chan int, 1)
 	go func() { done <- Main(ctx, []string{"serve", "--dir", tree, "--addr", "127.0.0.1:0"}, &stdout, &stderr) }()
 	defer func() { cancel(); <-done }()

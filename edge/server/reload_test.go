@@ -21,7 +21,7 @@ import (
 // regenerate writes a tree of years with the given site URL into dir, as generate does.
 func regenerate(t *testing.T, dir, siteURL string, years ...int) {
 	t.Helper()
-	c, err := content.Load(content.Embedded(), "content")
+	c, err := generator.LoadContent(content.Embedded(), "content")
 	if err != nil {
 		t.Fatal(err)
 	}
