@@ -110,7 +110,7 @@ func TestPageURLsResolve(t *testing.T) {
 // TestPageFiles checks the list of page files and their basic well-formedness.
 func TestPageFiles(t *testing.T) {
 	_, tree := pagesTree(t)
-	want := []string{HomePage, LifePathListPage, MatrixPage, DetailsPage, manifest.NotFoundPage, LLMsFile,
+	want := []string{HomePage, LifePathListPage, MatrixPage, DetailsPage, manifest.NotFoundPage, LLMsFile, SitemapFile, RobotsFile,
 		"assets/site.css", "assets/details.js", "assets/favicon.svg", manifest.OpenAPIFile}
 	for _, n := range rules.LifePathNumbers {
 		want = append(want, LifePathPage(n))
