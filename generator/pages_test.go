@@ -226,7 +226,7 @@ func TestPagesContent(t *testing.T) {
 	for i := range s.Content.LifePaths {
 		lp := &s.Content.LifePaths[i]
 		rec := s.LifePathRecord(lp)
-		want := []string{rec.Archetype, rec.Tagline, rec.ShortDescription, rec.SuggestedCitation, rec.Attribution, rec.License,
+		want := []string{rec.Archetype, rec.Tagline, rec.ShortDescription, rec.SuggestedCitation, rec.Attribution, s.Content.Site.LicenseName,
 			rec.LicenseURL, "версия API " + rec.APIVersion, rec.SourceURL, `href="/api/public/life-path/` + strconv.Itoa(lp.Number) + `"`}
 		want = append(want, rec.Traits...)
 		want = append(want, rec.Weaknesses...)
