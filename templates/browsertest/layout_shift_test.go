@@ -21,14 +21,24 @@ const maxLayoutShift = 0.1
 const apiDelay = 600 * time.Millisecond
 
 // TestDetailsLayoutShift measures the cumulative layout shift of the details page with the
-// Layout Instability API while the API answers slowly: for a date, a bad date and a 429, on
-// a desktop and a phone screen.
+// Layout Instability API while the API answers slowly: for a date, a bad date, a 429, a 5xx
+// and a dropped connection, on a desktop and a phone screen.
 func TestDetailsLayoutShift(t *testing.T) {
 	tree := generateTree(t, []int{1990})
-	srv := httptest.NewServer(slowAPI(t, tree, 0))
-	t.Cleanup(srv.Close)
-	limited := httptest.NewServer(slowAPI(t, tree, 1))
-	t.Cleanup(limited.Close)
+	serve := func(h http.Handler) *httptest.Server {
+		srv := httptest.NewServer(h)
+		t.Cleanup(srv.Close)
+		return srv
+	}
+	srv := serve(slowAPI(t, tree, 0, nil))
+	limited := serve(slowAPI(t, tree, 1, nil))
+	failing := serve(slowAPI(t, tree, 0, func(w http.ResponseWriter) { http.Error(w, "boom", http.StatusBadGateway) }))
+	down := serve(slowAPI(t, tree, 0, func(w http.ResponseWriter) {
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+	}))
 	ctx := newBrowser(t)
 
 	tests := []struct {
@@ -43,6 +53,8 @@ func TestDetailsLayoutShift(t *testing.T) {
 		{name: "out-of-range", url: srv.URL + "/matrix/details?date=2101-01-01", done: `#status[data-state="bad-date"]`},
 		{name: "rate-limit", first: limited.URL + "/matrix/details?date=" + vectorDate,
 			url: limited.URL + "/matrix/details?date=1990-05-16", done: `#api-status[data-state="rate-limit"]`},
+		{name: "server-error", url: failing.URL + "/matrix/details?date=" + vectorDate, done: `#api-status[data-state="server"]`},
+		{name: "network-error", url: down.URL + "/matrix/details?date=" + vectorDate, done: `#api-status[data-state="network"]`},
 	}
 	for _, screen := range []struct {
 		name          string
@@ -87,8 +99,8 @@ const apiStatusFitsJS = `(() => {
 })()`
 
 // slowAPI serves a tree with the local edge server and answers every API request apiDelay
-// late; rateLimit 0 turns the limit off.
-func slowAPI(t *testing.T, dir string, rateLimit int) http.Handler {
+// late; rateLimit 0 turns the limit off. fail, when set, answers the API requests instead.
+func slowAPI(t *testing.T, dir string, rateLimit int, fail func(http.ResponseWriter)) http.Handler {
 	t.Helper()
 	h, err := server.New(server.Options{Dir: dir, RateLimit: rateLimit, RateWindow: time.Minute})
 	if err != nil {
@@ -97,6 +109,10 @@ func slowAPI(t *testing.T, dir string, rateLimit int) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/api/") {
 			time.Sleep(apiDelay)
+			if fail != nil {
+				fail(w)
+				return
+			}
 		}
 		h.ServeHTTP(w, r)
 	})
