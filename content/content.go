@@ -54,6 +54,7 @@ type Rules struct {
 type Site struct {
 	Publisher           string `yaml:"publisher"`
 	Title               string `yaml:"title"`
+	LicenseName         string `yaml:"license_name"` // the licence's official Russian name
 	SiteURL             string `yaml:"site_url"`
 	SupportEmail        string `yaml:"support_email"`
 	Attribution         string `yaml:"attribution"`
@@ -304,7 +305,7 @@ func (l *loader) loadSite(s *Site) {
 		return
 	}
 	for _, f := range []struct{ key, value string }{
-		{"publisher", s.Publisher}, {"title", s.Title}, {"site_url", s.SiteURL},
+		{"publisher", s.Publisher}, {"title", s.Title}, {"license_name", s.LicenseName}, {"site_url", s.SiteURL},
 		{"support_email", s.SupportEmail}, {"attribution", s.Attribution},
 		{"attribution_link_text", s.AttributionLinkText},
 		{"citation_life_path", s.CitationLifePath}, {"citation_matrix", s.CitationMatrix},
@@ -320,13 +321,18 @@ func (l *loader) loadSite(s *Site) {
 	if s.SupportEmail != "" && !emailRe.MatchString(s.SupportEmail) {
 		d.at("$.support_email", "support_email", "%q is not an e-mail address", s.SupportEmail)
 	}
-	d.placeholders("attribution", s.Attribution, "site_url")
-	d.placeholders("citation_life_path", s.CitationLifePath, "number", "archetype", "version", "url")
-	d.placeholders("citation_matrix", s.CitationMatrix, "date", "version", "url")
+	d.placeholders("attribution", s.Attribution, SitePlaceholders...)
+	d.placeholders("attribution_link_text", s.AttributionLinkText, "title", "publisher")
+	d.placeholders("citation_life_path", s.CitationLifePath, append([]string{"number", "archetype", "version", "url"}, SitePlaceholders...)...)
+	d.placeholders("citation_matrix", s.CitationMatrix, append([]string{"date", "version", "url"}, SitePlaceholders...)...)
 	if !strings.Contains(s.CitationMatrix, "{date}") && s.CitationMatrix != "" {
 		d.at("$.citation_matrix", "citation_matrix", "must contain {date}")
 	}
 }
+
+// SitePlaceholders are the placeholders of site.yaml's attribution and citations that the
+// generator fills from the site itself: the title, publisher and licence are written once.
+var SitePlaceholders = []string{"title", "publisher", "site_url", "license_name", "license_url"}
 
 var (
 	emailRe       = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[^@\s]+$`)
@@ -502,7 +508,41 @@ func checkEmoji(s string) error {
 	if !isPictographic(r) {
 		return fmt.Errorf("%q is not an emoji", s)
 	}
+	// Emoji newer than Unicode 13 (2020) and ZWJ sequences still show as empty boxes on
+	// many phones and desktops in use.
+	if strings.ContainsRune(s, '\u200d') {
+		return fmt.Errorf("%q is a ZWJ sequence, want a single emoji that renders everywhere", s)
+	}
+	for _, r := range s {
+		if afterUnicode13(r) {
+			return fmt.Errorf("%q (U+%04X) is newer than Unicode 13 and does not render on many platforms", s, r)
+		}
+	}
 	return nil
+}
+
+// afterUnicode13 reports whether r is an emoji code point added after Unicode 13.0: the
+// emoji blocks' code points that 13.0 left unassigned and later versions filled.
+func afterUnicode13(r rune) bool {
+	switch {
+	case r == 0x1F6DC, r >= 0x1F6DD && r <= 0x1F6DF, r == 0x1F7F0, r == 0x1F979, r == 0x1F9CC:
+		return true
+	case r >= 0x1FA70 && r <= 0x1FAFF:
+		for _, a := range unicode13ExtendedA {
+			if r >= a[0] && r <= a[1] {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// unicode13ExtendedA are the ranges of "Symbols and Pictographs Extended-A" (U+1FA70–1FAFF)
+// assigned by Unicode 13.0.
+var unicode13ExtendedA = [][2]rune{
+	{0x1FA70, 0x1FA74}, {0x1FA78, 0x1FA7A}, {0x1FA80, 0x1FA86}, {0x1FA90, 0x1FAA8},
+	{0x1FAB0, 0x1FAB6}, {0x1FAC0, 0x1FAC2}, {0x1FAD0, 0x1FAD6},
 }
 
 // isPictographic reports whether r lies in the Unicode blocks that hold emoji.

@@ -132,6 +132,20 @@ func TestProblems(t *testing.T) {
 			want: []string{`content/arcana.yaml:14: [2].emoji: "Ж" is not an emoji`},
 		},
 		{
+			name: "emoji newer than unicode 13",
+			edits: func(t *testing.T) map[string]string {
+				return map[string]string{"arcana.yaml": replace(t, "arcana.yaml", "emoji: 🌸", "emoji: 🫠")}
+			},
+			want: []string{`content/arcana.yaml:14: [2].emoji: "🫠" (U+1FAE0) is newer than Unicode 13`},
+		},
+		{
+			name: "zwj sequence",
+			edits: func(t *testing.T) map[string]string {
+				return map[string]string{"arcana.yaml": replace(t, "arcana.yaml", "emoji: 🌸", "emoji: 🐦\u200d🔥")}
+			},
+			want: []string{`content/arcana.yaml:14: [2].emoji: "🐦\u200d🔥" is a ZWJ sequence`},
+		},
+		{
 			name: "missing file",
 			edits: func(t *testing.T) map[string]string {
 				return map[string]string{"positions.yaml": ""}
@@ -143,7 +157,7 @@ func TestProblems(t *testing.T) {
 			edits: func(t *testing.T) map[string]string {
 				return map[string]string{"site.yaml": replace(t, "site.yaml", "{date}.", "{day}.{date}.")}
 			},
-			want: []string{"content/site.yaml:16: citation_matrix: unknown placeholder {day}"},
+			want: []string{"content/site.yaml:17: citation_matrix: unknown placeholder {day}"},
 		},
 	}
 	for _, tt := range tests {

@@ -111,7 +111,7 @@ func TestBodiesFollowContract(t *testing.T) {
 	if err := json.Unmarshal(b, &rec); err != nil {
 		t.Fatal(err)
 	}
-	if got := rec["attribution_html"]; got != `<a href="https://numerology.example" rel="nofollow noopener">Open Numerology Data — открытые данные нумерологии</a>` {
+	if got := rec["attribution_html"]; got != `<a href="https://numerology.example" rel="nofollow noopener">«Открытые данные нумерологии», Open Numerology Data</a>` {
 		t.Errorf("attribution_html = %v", got)
 	}
 	if c, _ := rec["suggested_citation"].(string); !strings.Contains(c, "01.01.2000") {

@@ -43,7 +43,7 @@ func newMatrixEncoder(s *Site) (*matrixEncoder, error) {
 	}
 	// The citation template, with {version} filled in, split at {date} and {url}. Dates and
 	// URLs built from a checked site URL and digits need no JSON escaping.
-	tpl := strings.ReplaceAll(s.Content.Site.CitationMatrix, "{version}", manifest.APIVersion)
+	tpl := strings.ReplaceAll(s.citationMatrix, "{version}", manifest.APIVersion)
 	for tpl != "" {
 		i := strings.IndexAny(tpl, "{")
 		if i < 0 || (!strings.HasPrefix(tpl[i:], "{date}") && !strings.HasPrefix(tpl[i:], "{url}")) {

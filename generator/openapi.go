@@ -48,8 +48,8 @@ func (s *Site) OpenAPI() (obj, error) {
 	doc := obj{
 		"openapi": OpenAPIVersion,
 		"info": obj{
-			"title":   s.Content.Site.Title + " API",
-			"summary": "Открытый API нумерологии: числа жизненного пути и матрица судьбы.",
+			"title":   s.Content.Site.Title,
+			"summary": "Числа жизненного пути и матрица судьбы в JSON: открытый API только для чтения.",
 			"description": "Публичный API только для чтения. Все ответы — заранее рассчитанный JSON в UTF-8 " +
 				"(кириллица без экранирования), неизменный и помеченный сильным ETag. Тексты на русском языке.\n\n" +
 				"* Методы: GET и HEAD (те же заголовки, без тела), OPTIONS — CORS preflight; на любой другой метод " +
@@ -61,10 +61,11 @@ func (s *Site) OpenAPI() (obj, error) {
 				fmt.Sprintf("* Маршрут матрицы ограничен: %d запросов за %d секунд с одного IP (IPv6 — по сети /%d), "+
 					"считаются все методы, кроме OPTIONS; сверх лимита — 429 с Retry-After.\n",
 					b.cfg.RateLimit.Requests, b.cfg.RateLimit.WindowSeconds, b.cfg.RateLimit.IPv6Prefix) +
-				"* Данные — CC BY 4.0: указывайте источник (поля attribution, attribution_html, suggested_citation).",
+				"* Данные — по лицензии Creative Commons «" + s.Content.Site.LicenseName + "» (CC BY 4.0): " +
+				"указывайте источник (поля attribution, attribution_html, suggested_citation).",
 			"version": manifest.APIVersion,
 			"contact": obj{"name": s.Content.Site.Publisher, "url": s.SiteURL + "/", "email": s.Content.Site.SupportEmail},
-			"license": obj{"name": "CC BY 4.0", "identifier": LicenseHeader},
+			"license": obj{"name": "Creative Commons «" + s.Content.Site.LicenseName + "» (CC BY 4.0)", "identifier": LicenseHeader},
 		},
 		"externalDocs": obj{"description": "Документация и примеры", "url": s.SiteURL + "/"},
 		"servers":      []obj{{"url": s.SiteURL}},

@@ -3,6 +3,7 @@ package generator
 import (
 	"bytes"
 	"context"
+	"encoding/xml"
 	"fmt"
 	htmltemplate "html/template"
 	"io/fs"
@@ -26,6 +27,8 @@ const (
 	MatrixPage       = "matrix.html"
 	DetailsPage      = "matrix/details.html"
 	LLMsFile         = "llms.txt"
+	SitemapFile      = "sitemap.xml"
+	RobotsFile       = "robots.txt"
 	AssetsDir        = "assets"
 )
 
@@ -164,6 +167,89 @@ func routeDocs() []routeDoc {
 	return out
 }
 
+// page is one HTML page of the site: its file, template, URL path, title and description,
+// and what it shows beyond the fields every page has.
+type page struct {
+	file, template, path string
+	title, description   string
+	// indexed pages are listed in sitemap.xml.
+	indexed bool
+	fill    func(d *pageData) error
+}
+
+// pages lists the site's HTML pages in the order they are written.
+func (p *pageRenderer) pages() []page {
+	s := p.s
+	site := s.Content.Site.Title
+	list := s.LifePathList()
+	out := []page{
+		{file: HomePage, template: "home.html", path: "/", indexed: true,
+			title:       site + " — API чисел жизненного пути и матрицы судьбы",
+			description: "Бесплатный API на русском языке: числа жизненного пути и матрица судьбы для каждой даты рождения с 1900 по 2100 год. JSON, CORS, лицензия CC BY 4.0.",
+			fill: func(d *pageData) error {
+				d.Errors = p.errorDocs()
+				d.Rule = p.ruleLines()
+				d.MatrixCount = groupThousands(rules.DatesInYears(allYears()))
+				d.AttributionLink = htmltemplate.HTML(s.AttributionHTML) // built and escaped by NewSite
+				d.LifePaths = list
+				return nil
+			}},
+		{file: LifePathListPage, template: "life-path-list.html", path: "/life-path", indexed: true,
+			title:       "Числа жизненного пути — " + site,
+			description: "Двенадцать чисел жизненного пути: от 1 до 9 и мастер-числа 11, 22 и 33.",
+			fill:        func(d *pageData) error { d.LifePaths = list; return nil }},
+	}
+	for i := range s.Content.LifePaths {
+		lp := &s.Content.LifePaths[i]
+		out = append(out, page{file: LifePathPage(lp.Number), template: "life-path.html",
+			path: "/life-path/" + strconv.Itoa(lp.Number), indexed: true,
+			title:       fmt.Sprintf("Число жизненного пути %d — «%s» — %s", lp.Number, lp.Archetype, site),
+			description: lp.ShortDescription,
+			fill:        func(d *pageData) error { p.fillLifePath(d, list, i); return nil }})
+	}
+	return append(out,
+		page{file: MatrixPage, template: "matrix.html", path: "/matrix", indexed: true,
+			title:       "Матрица судьбы — " + site,
+			description: "Матрица судьбы по дате рождения: 12 позиций и 22 старших аркана.",
+			fill: func(d *pageData) error {
+				d.Positions = p.positionDocs()
+				d.Arcana = p.arcanumDocs()
+				return nil
+			}},
+		// The details page shows any date through its query string and draws it in the browser:
+		// one URL per date would be 73,414 thin pages, so the sitemap leaves it out.
+		page{file: DetailsPage, template: "details.html", path: "/matrix/details",
+			title:       "Расшифровка матрицы судьбы — " + site,
+			description: "Матрица судьбы для выбранной даты рождения: 12 позиций с арканами и их значениями.",
+			fill: func(d *pageData) (err error) {
+				d.DetailsJSON, err = p.detailsJSON()
+				return err
+			}},
+		page{file: manifest.NotFoundPage, template: "404.html", path: "/404",
+			title:       "Страница не найдена — " + site,
+			description: "Такой страницы нет."},
+	)
+}
+
+// fillLifePath fills the fields of the page of the i-th life path number.
+func (p *pageRenderer) fillLifePath(d *pageData, list []LifePathItem, i int) {
+	lp := &p.s.Content.LifePaths[i]
+	rec := p.s.LifePathRecord(lp)
+	d.LifePath = &rec
+	d.APIPath = manifest.APIPrefix + "/life-path/" + strconv.Itoa(lp.Number)
+	for _, person := range lp.FamousPeople {
+		year, _ := strconv.Atoi(strings.SplitN(person.Born, "-", 2)[0])
+		d.People = append(d.People, personDoc{person.Name, person.Field, year})
+	}
+	if i > 0 {
+		d.Prev = &list[i-1]
+	}
+	if i+1 < len(list) {
+		d.Next = &list[i+1]
+	}
+}
+
+// render renders every page, llms.txt, sitemap.xml, robots.txt and the assets.
 func (p *pageRenderer) render() ([]pageFile, error) {
 	var out []pageFile
 	add := func(path string, body []byte, err error) error {
@@ -173,95 +259,30 @@ func (p *pageRenderer) render() ([]pageFile, error) {
 		out = append(out, pageFile{path, body})
 		return nil
 	}
-	s := p.s
-	list := s.LifePathList()
-
-	home := p.base
-	home.Title = s.Content.Site.Title + " — открытый API нумерологии"
-	home.Description = "Открытый API нумерологии на русском: числа жизненного пути и матрица судьбы для каждой даты с 1900 по 2100 год. JSON, CORS, лицензия CC BY 4.0."
-	home.Path = "/"
-	home.Errors = p.errorDocs()
-	home.Rule = p.ruleLines()
-	home.MatrixCount = groupThousands(rules.DatesInYears(allYears()))
-	home.AttributionLink = htmltemplate.HTML(s.AttributionHTML) // built and escaped by NewSite
-	home.LifePaths = list
-	b, err := p.html("home.html", home)
-	if err := add(HomePage, b, err); err != nil {
-		return nil, err
-	}
-
-	lpl := p.base
-	lpl.Title = "Числа жизненного пути — " + s.Content.Site.Title
-	lpl.Description = "Двенадцать чисел жизненного пути: от 1 до 9 и мастер-числа 11, 22 и 33."
-	lpl.Path = "/life-path"
-	lpl.LifePaths = list
-	b, err = p.html("life-path-list.html", lpl)
-	if err := add(LifePathListPage, b, err); err != nil {
-		return nil, err
-	}
-
-	for i := range s.Content.LifePaths {
-		lp := &s.Content.LifePaths[i]
-		rec := s.LifePathRecord(lp)
+	pages := p.pages()
+	for _, pg := range pages {
 		d := p.base
-		d.Title = fmt.Sprintf("Число жизненного пути %d — «%s» — %s", lp.Number, lp.Archetype, s.Content.Site.Title)
-		d.Description = lp.ShortDescription
-		d.Path = "/life-path/" + strconv.Itoa(lp.Number)
-		d.LifePath = &rec
-		d.APIPath = manifest.APIPrefix + "/life-path/" + strconv.Itoa(lp.Number)
-		for _, person := range lp.FamousPeople {
-			year, _ := strconv.Atoi(strings.SplitN(person.Born, "-", 2)[0])
-			d.People = append(d.People, personDoc{person.Name, person.Field, year})
+		d.Title, d.Description, d.Path = pg.title, pg.description, pg.path
+		if pg.fill != nil {
+			if err := pg.fill(&d); err != nil {
+				return nil, err
+			}
 		}
-		if i > 0 {
-			d.Prev = &list[i-1]
-		}
-		if i+1 < len(list) {
-			d.Next = &list[i+1]
-		}
-		b, err := p.html("life-path.html", d)
-		if err := add(LifePathPage(lp.Number), b, err); err != nil {
+		b, err := p.html(pg.template, d)
+		if err := add(pg.file, b, err); err != nil {
 			return nil, err
 		}
 	}
-
-	m := p.base
-	m.Title = "Матрица судьбы — " + s.Content.Site.Title
-	m.Description = "Матрица судьбы по дате рождения: 12 позиций и 22 старших аркана."
-	m.Path = "/matrix"
-	m.Positions = p.positionDocs()
-	m.Arcana = p.arcanumDocs()
-	b, err = p.html("matrix.html", m)
-	if err := add(MatrixPage, b, err); err != nil {
-		return nil, err
-	}
-
-	det := p.base
-	det.Title = "Расшифровка матрицы судьбы — " + s.Content.Site.Title
-	det.Description = "Матрица судьбы для выбранной даты рождения: 12 позиций с арканами и их значениями."
-	det.Path = "/matrix/details"
-	if det.DetailsJSON, err = p.detailsJSON(); err != nil {
-		return nil, err
-	}
-	b, err = p.html("details.html", det)
-	if err := add(DetailsPage, b, err); err != nil {
-		return nil, err
-	}
-
-	nf := p.base
-	nf.Title = "Страница не найдена — " + s.Content.Site.Title
-	nf.Description = "Такой страницы нет."
-	nf.Path = "/404"
-	b, err = p.html("404.html", nf)
-	if err := add(manifest.NotFoundPage, b, err); err != nil {
-		return nil, err
-	}
-
-	b, err = p.text(LLMsFile, p.base)
+	b, err := p.text(LLMsFile, p.base)
 	if err := add(LLMsFile, b, err); err != nil {
 		return nil, err
 	}
-
+	if err := add(SitemapFile, p.sitemap(pages), nil); err != nil {
+		return nil, err
+	}
+	if err := add(RobotsFile, p.robots(), nil); err != nil {
+		return nil, err
+	}
 	assets, err := fs.ReadDir(p.tfs, AssetsDir)
 	if err != nil {
 		return nil, fmt.Errorf("read templates assets: %w", err)
@@ -274,6 +295,32 @@ func (p *pageRenderer) render() ([]pageFile, error) {
 		}
 	}
 	return out, nil
+}
+
+// sitemap lists the indexed pages with absolute URLs (sitemaps.org protocol 0.9). The API
+// is left out: a sitemap is for pages people read, and the API's own index and OpenAPI
+// document already describe its routes to programs.
+func (p *pageRenderer) sitemap(pages []page) []byte {
+	var b strings.Builder
+	b.WriteString(xml.Header)
+	b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">` + "\n")
+	for _, pg := range pages {
+		if !pg.indexed {
+			continue
+		}
+		b.WriteString("  <url><loc>")
+		xml.EscapeText(&b, []byte(p.s.SiteURL+pg.path)) // a strings.Builder never fails
+		b.WriteString("</loc></url>\n")
+	}
+	b.WriteString("</urlset>\n")
+	return []byte(b.String())
+}
+
+// robots allows everything and points to the sitemap. The API stays open to crawlers: it
+// is public, read-only and cached, and blocking /api/ would also keep crawlers that run
+// scripts from the data the details page fetches.
+func (p *pageRenderer) robots() []byte {
+	return []byte("User-agent: *\nAllow: /\n\nSitemap: " + p.s.SiteURL + "/" + SitemapFile + "\n")
 }
 
 var templateFuncs = htmltemplate.FuncMap{
@@ -384,30 +431,49 @@ type diagramGroup struct {
 	Keys    []string `json:"keys"`
 }
 
+// detailsCell is what the details page shows of one arcanum in a diagram cell.
+type detailsCell struct {
+	Name    string `json:"name"`
+	Keyword string `json:"keyword"`
+	Emoji   string `json:"emoji"`
+}
+
 // detailsJSON is the data the details page's script reads: position titles and meanings,
-// arcana descriptions, the diagram's layout and the texts it needs.
+// the arcana, the diagram's layout and the texts it needs. With it the page draws the
+// matrix of a date at once (docs/design.md §6) and only checks it against the API record,
+// so nothing moves when the record arrives.
 func (p *pageRenderer) detailsJSON() (htmltemplate.JS, error) {
 	arcana := make([]string, len(p.s.Content.Arcana))
+	cells := make([]detailsCell, len(p.s.Content.Arcana))
 	for i, a := range p.s.Content.Arcana {
 		arcana[i] = strings.TrimSpace(a.Description)
+		cells[i] = detailsCell{a.Name, a.Keyword, a.Emoji}
 	}
 	v := struct {
 		SiteTitle    string         `json:"siteTitle"`
+		SiteURL      string         `json:"siteURL"`
 		SupportEmail string         `json:"supportEmail"`
 		FirstYear    int            `json:"firstYear"`
 		LastYear     int            `json:"lastYear"`
 		RateLimit    int            `json:"rateLimit"`
+		Citation     string         `json:"citation"` // {date} and {url} left to fill
+		Attribution  string         `json:"attribution"`
 		Positions    []positionDoc  `json:"positions"`
 		Arcana       []string       `json:"arcana"`
+		Cells        []detailsCell  `json:"cells"`
 		Layout       []diagramGroup `json:"layout"`
 	}{
 		SiteTitle:    p.s.Content.Site.Title,
+		SiteURL:      p.s.SiteURL,
 		SupportEmail: p.s.Content.Site.SupportEmail,
 		FirstYear:    rules.FirstYear,
 		LastYear:     rules.LastYear,
 		RateLimit:    p.base.RateLimit.Requests,
+		Citation:     strings.ReplaceAll(p.s.citationMatrix, "{version}", manifest.APIVersion),
+		Attribution:  p.s.Attribution,
 		Positions:    p.positionDocs(),
 		Arcana:       arcana,
+		Cells:        cells,
 		Layout: []diagramGroup{
 			{Name: "square", Label: "Основа матрицы", Caption: "Основа: день, месяц, год и их сочетания",
 				Keys: []string{"soul", "talents", "spirit", "personal", "center", "money", "body", "karma", "relationships"}},

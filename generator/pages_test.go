@@ -110,7 +110,7 @@ func TestPageURLsResolve(t *testing.T) {
 // TestPageFiles checks the list of page files and their basic well-formedness.
 func TestPageFiles(t *testing.T) {
 	_, tree := pagesTree(t)
-	want := []string{HomePage, LifePathListPage, MatrixPage, DetailsPage, manifest.NotFoundPage, LLMsFile,
+	want := []string{HomePage, LifePathListPage, MatrixPage, DetailsPage, manifest.NotFoundPage, LLMsFile, SitemapFile, RobotsFile,
 		"assets/site.css", "assets/details.js", "assets/favicon.svg", manifest.OpenAPIFile}
 	for _, n := range rules.LifePathNumbers {
 		want = append(want, LifePathPage(n))
@@ -226,7 +226,7 @@ func TestPagesContent(t *testing.T) {
 	for i := range s.Content.LifePaths {
 		lp := &s.Content.LifePaths[i]
 		rec := s.LifePathRecord(lp)
-		want := []string{rec.Archetype, rec.Tagline, rec.ShortDescription, rec.SuggestedCitation, rec.Attribution, rec.License,
+		want := []string{rec.Archetype, rec.Tagline, rec.ShortDescription, rec.SuggestedCitation, rec.Attribution, s.Content.Site.LicenseName,
 			rec.LicenseURL, "версия API " + rec.APIVersion, rec.SourceURL, `href="/api/public/life-path/` + strconv.Itoa(lp.Number) + `"`}
 		want = append(want, rec.Traits...)
 		want = append(want, rec.Weaknesses...)

@@ -27,6 +27,9 @@ type Site struct {
 	APIBase         string // SiteURL + "/api/public"
 	Attribution     string
 	AttributionHTML string
+
+	// The suggested citations' templates with the site's own placeholders filled in.
+	citationLifePath, citationMatrix string
 }
 
 // NewSite fills in the site's URLs and attribution; siteURL overrides content's when set.
@@ -38,13 +41,21 @@ func NewSite(c *content.Content, siteURL string) (*Site, error) {
 	if err != nil {
 		return nil, fmt.Errorf("site url: %w", err)
 	}
+	// The title, publisher and licence are written once in site.yaml and filled in here
+	// (content.SitePlaceholders), so every record, page and dataset file says them alike.
+	fill := strings.NewReplacer(
+		"{title}", c.Site.Title, "{publisher}", c.Site.Publisher, "{site_url}", siteURL,
+		"{license_name}", c.Site.LicenseName, "{license_url}", LicenseURL,
+	).Replace
 	return &Site{
 		Content:     c,
 		SiteURL:     siteURL,
 		APIBase:     siteURL + manifest.APIPrefix,
-		Attribution: strings.ReplaceAll(c.Site.Attribution, "{site_url}", siteURL),
+		Attribution: fill(c.Site.Attribution),
 		AttributionHTML: `<a href="` + html.EscapeString(siteURL) + `" rel="nofollow noopener">` +
-			html.EscapeString(c.Site.AttributionLinkText) + `</a>`,
+			html.EscapeString(fill(c.Site.AttributionLinkText)) + `</a>`,
+		citationLifePath: fill(c.Site.CitationLifePath),
+		citationMatrix:   fill(c.Site.CitationMatrix),
 	}, nil
 }
 
@@ -132,7 +143,7 @@ func (s *Site) LifePathRecord(lp *content.LifePath) LifePathRecord {
 		SuggestedCitation: strings.NewReplacer(
 			"{number}", strconv.Itoa(lp.Number), "{archetype}", lp.Archetype,
 			"{version}", manifest.APIVersion, "{url}", src,
-		).Replace(s.Content.Site.CitationLifePath),
+		).Replace(s.citationLifePath),
 		attribution: s.attribution(),
 	}
 }
@@ -224,7 +235,7 @@ func (s *Site) matrixCitation(day, month, year int) string {
 		"{date}", fmt.Sprintf("%02d.%02d.%04d", day, month, year),
 		"{version}", manifest.APIVersion,
 		"{url}", s.MatrixDetailsURL(day, month, year),
-	).Replace(s.Content.Site.CitationMatrix)
+	).Replace(s.citationMatrix)
 }
 
 // Encode renders v as the API does: compact JSON, Cyrillic and <>& unescaped, one trailing

@@ -66,7 +66,7 @@ func runPack(ctx context.Context, cmd *cobra.Command, opts *packOptions) error {
 	bar := newProgress(cmd.ErrOrStderr(), "pack")
 	res, err := pack.Pack(ctx, pack.Options{
 		Dir: opts.dir, To: opts.to, Publish: opts.publish, ModTime: modTime,
-		Publisher: site.Content.Site.Publisher, Title: site.Content.Site.Title,
+		Publisher: site.Content.Site.Publisher, Title: site.Content.Site.Title, LicenseName: site.Content.Site.LicenseName,
 		OnProgress: bar.Func(),
 	})
 	bar.Done()

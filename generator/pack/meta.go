@@ -230,7 +230,7 @@ func (d *docs) dataPackage(csvs []file) ([]byte, error) {
 		Homepage:     d.m.SiteURL,
 		Keywords:     []string{"numerology", "destiny matrix", "life path number", "open data", "нумерология"},
 		Licenses:     []License{{Name: LicenseID, Path: LicenseURL, Title: LicenseTitle}},
-		Sources:      []Source{{Title: d.opts.Title + " API", Path: d.m.APIBase}},
+		Sources:      []Source{{Title: "API «" + d.opts.Title + "»", Path: d.m.APIBase}},
 		Contributors: []Contributor{{Title: d.opts.Publisher, Path: d.m.SiteURL, Role: "publisher"}},
 	}
 	for _, f := range csvs {
@@ -283,7 +283,7 @@ func (d *docs) citation() []byte {
 
 func (d *docs) license() []byte {
 	r := d.t.record
-	return []byte(`Open Numerology Data — dataset ` + d.m.APIVersion + `
+	return []byte(d.opts.Title + ` — dataset ` + d.m.APIVersion + `
 Copyright (c) ` + d.opts.Publisher + ` (` + d.m.SiteURL + `)
 
 This dataset is licensed under the ` + LicenseTitle + ` licence (CC BY 4.0).
@@ -296,7 +296,7 @@ following terms: you must give appropriate credit, provide a link to the licence
 if changes were made; you may not apply legal terms or technological measures that legally
 restrict others from doing anything the licence permits.
 
-Набор данных распространяется по лицензии Creative Commons «Атрибуция» 4.0 Международная
+Набор данных распространяется по лицензии Creative Commons «` + d.opts.LicenseName + `»
 (CC BY 4.0). Данные можно копировать, распространять и перерабатывать для любых целей, в том
 числе коммерческих, при условии указания источника, ссылки на лицензию и отметки о внесённых
 изменениях.
@@ -320,11 +320,12 @@ func (d *docs) readme(jsonFiles, rows int) []byte {
 	tgz, zip := d.base+TarGz, d.base+Zip
 	return []byte(`# ` + d.opts.Title + ` — набор данных ` + d.m.APIVersion + ` / dataset ` + d.m.APIVersion + `
 
-Источник / source: ` + d.m.SiteURL + ` · API: ` + d.m.APIBase + ` · лицензия / licence: CC BY 4.0
+Источник / source: ` + d.opts.Publisher + `, ` + d.m.SiteURL + ` · API: ` + d.m.APIBase + `
+Лицензия / licence: Creative Commons «` + d.opts.LicenseName + `» (CC BY 4.0), ` + LicenseURL + `
 
 ## По-русски
 
-Полная копия открытого API нумерологии для работы без сети: в блокнотах, таблицах и
+Полная копия API «` + d.opts.Title + `» для работы без сети: в блокнотах, таблицах и
 собственных приложениях.
 
 ### Что внутри
@@ -337,7 +338,7 @@ func (d *docs) readme(jsonFiles, rows int) []byte {
 | ` + "`api/public/`" + ` | все ответы API в формате JSON (` + n(jsonFiles) + ` файлов), байт в байт как их отдаёт сервер: ` + "`life-path.json`, `life-path/{n}.json`, `matrix/{день}/{месяц}/{год}.json`, `errors/`, `index.json`" + ` |
 | ` + "`datapackage.json`" + ` | описание таблиц в формате Frictionless Data Package: поля, типы, размеры, хеши |
 | ` + "`CITATION.cff`" + ` | как цитировать (Citation File Format 1.2.0) |
-| ` + "`LICENSE`" + ` | лицензия CC BY 4.0 и формулировка атрибуции |
+| ` + "`LICENSE`" + ` | лицензия Creative Commons «` + d.opts.LicenseName + `» (CC BY 4.0) и формулировка атрибуции |
 | ` + "`SHA256SUMS`" + ` | SHA-256 каждого файла архива |
 
 CSV: UTF-8 без BOM, разделитель — запятая, первая строка — заголовок. В Excel открывайте через

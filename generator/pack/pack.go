@@ -58,10 +58,12 @@ type Options struct {
 	Publish bool
 	// ModTime is stamped on every entry; zero means DefaultModTime.
 	ModTime time.Time
-	// Publisher and Title name the dataset's author and the site in CITATION.cff and
-	// README.md (content/site.yaml: publisher, title).
-	Publisher string
-	Title     string
+	// Publisher, Title and LicenseName name the dataset's author, the site and the licence
+	// (its official Russian name) in the dataset's documents (content/site.yaml: publisher,
+	// title, license_name).
+	Publisher   string
+	Title       string
+	LicenseName string
 	// OnProgress, when set, is called with the work done so far out of the total.
 	OnProgress func(done, total int)
 }

@@ -36,6 +36,7 @@ var (
 	fixtureDist string // the archives
 	fixture     *Result
 	fixtureOpts Options
+	fixtureSite *generator.Site
 )
 
 const fullDates = 73414
@@ -64,8 +65,9 @@ func setup(tmp string) error {
 	if err != nil {
 		return err
 	}
+	fixtureSite = site
 	c := site.Content
-	fixtureOpts = Options{Dir: fixtureDir, To: fixtureDist, Publish: true, Publisher: c.Site.Publisher, Title: c.Site.Title}
+	fixtureOpts = Options{Dir: fixtureDir, To: fixtureDist, Publish: true, Publisher: c.Site.Publisher, Title: c.Site.Title, LicenseName: c.Site.LicenseName}
 	fixture, err = Pack(context.Background(), fixtureOpts)
 	return err
 }

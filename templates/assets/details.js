@@ -1,5 +1,8 @@
-// The matrix details page: reads ?date=YYYY-MM-DD, fetches the matrix record from the API
-// and draws its 12 positions. Self-contained; no libraries.
+// The matrix details page: reads ?date=YYYY-MM-DD, draws the date's 12 positions at once by
+// the matrix rule (docs/design.md §6), then fetches the API record, checks the drawing
+// against it and fills in the citation. The script runs while the page is parsed, so the
+// first frame already shows the matrix or the message about the date, and what the API
+// answers later lands in space reserved for it: nothing on the page moves. No libraries.
 (function () {
   "use strict";
 
@@ -9,7 +12,10 @@
   var diagram = document.getElementById("diagram");
   var explanations = document.getElementById("explanations");
   var input = document.getElementById("details-date");
-  var title = document.getElementById("details-title");
+  var titleDate = document.getElementById("details-title-date");
+  var apiStatus = document.getElementById("api-status");
+  var jsonLink = document.getElementById("json-link");
+  var citation = document.getElementById("citation");
 
   function el(tag, className, text) {
     var e = document.createElement(tag);
@@ -22,29 +28,35 @@
 
   function ruDate(d, m, y) { return pad(d) + "." + pad(m) + "." + y; }
 
-  // show puts a friendly message into the status box; kind is a stable name for tests and
-  // styling ("bad-date", "rate-limit", "network", "server", "loading", "empty").
-  function show(kind, heading, text, retry) {
-    status.textContent = "";
-    status.setAttribute("data-state", kind);
-    status.className = "notice notice-" + (kind === "loading" || kind === "empty" ? "info" : "error");
-    status.setAttribute("role", kind === "loading" || kind === "empty" ? "status" : "alert");
-    if (heading) status.appendChild(el("p", "notice-title", heading));
-    if (text) status.appendChild(el("p", "", text));
+  // fill puts a message into a notice box; kind is a stable name for tests and styling.
+  function fill(box, kind, heading, text, retry) {
+    box.textContent = "";
+    box.setAttribute("data-state", kind);
+    var info = kind === "loading" || kind === "empty" || kind === "ok";
+    box.setAttribute("role", info ? "status" : "alert");
+    if (heading) box.appendChild(el("p", "notice-title", heading));
+    if (text) box.appendChild(el("p", "", text));
     if (retry) {
       var b = el("button", "secondary", "Попробовать ещё раз");
       b.type = "button";
-      b.addEventListener("click", load);
-      status.appendChild(b);
+      b.addEventListener("click", retry);
+      box.appendChild(b);
     }
-    if (kind !== "loading") result.hidden = kind !== "ok";
   }
 
-  function clearStatus() {
-    status.textContent = "";
-    status.className = "notice";
-    status.setAttribute("data-state", "ok");
-    status.setAttribute("role", "status");
+  // show puts a message about the date above the matrix ("bad-date", "empty"); the matrix
+  // is then hidden. It is only called while the page is parsed.
+  function show(kind, heading, text) {
+    fill(status, kind, heading, text);
+    status.className = "notice notice-" + (kind === "empty" ? "info" : "error");
+    result.hidden = true;
+  }
+
+  // showAPI reports the API's answer in the reserved box under the citation ("loading",
+  // "ok", "rate-limit", "server", "network").
+  function showAPI(kind, heading, text, retry) {
+    fill(apiStatus, kind, heading, text, retry);
+    apiStatus.className = "api-status" + (kind === "rate-limit" || kind === "server" || kind === "network" ? " notice-error" : "");
   }
 
   // parse checks the format, the calendar and the range; it returns {d, m, y} or an error text.
@@ -73,8 +85,45 @@
     return { d: d, m: mo, y: y };
   }
 
-  function badDate(text) {
-    show("bad-date", "Такой даты нет", text + " Выберите дату в форме выше.");
+  function digitSum(n) {
+    var s = 0;
+    for (; n > 0; n = Math.floor(n / 10)) s += n % 10;
+    return s;
+  }
+
+  // R reduces n to an arcana number 1–22: while n > 22, n becomes the sum of its digits.
+  function R(n) {
+    while (n > 22) n = digitSum(n);
+    return n;
+  }
+
+  // matrixOf computes the 12 positions of a date by the matrix rule (docs/design.md §6).
+  function matrixOf(d, m, y) {
+    var A = R(d), B = R(m), C = R(digitSum(y));
+    var D = R(A + B + C), E = R(A + B + C + D);
+    var F = R(A + B), G = R(B + C), H = R(C + D), I = R(D + A);
+    var spirit = R(B + D), body = R(A + C), purpose = R(spirit + body);
+    var social = R(R(F + H) + R(G + I));
+    return {
+      personal: A, social: social, soul: R(B + E), body: body, spirit: spirit, center: E,
+      talents: B, karma: D, money: C, relationships: H, destiny: R(purpose + social), purpose: purpose
+    };
+  }
+
+  // localRecord builds the matrix record of a date as the API would send it.
+  function localRecord(p) {
+    var nums = matrixOf(p.d, p.m, p.y), matrix = {};
+    Object.keys(nums).forEach(function (k) {
+      var c = data.cells[nums[k] - 1];
+      matrix[k] = { arcana: nums[k], name: c.name, keyword: c.keyword, emoji: c.emoji };
+    });
+    var iso = p.y + "-" + pad(p.m) + "-" + pad(p.d);
+    return {
+      input: { day: p.d, month: p.m, year: p.y },
+      matrix: matrix,
+      suggested_citation: data.citation.replace("{date}", ruDate(p.d, p.m, p.y)).replace("{url}", data.siteURL + "/matrix/details?date=" + iso),
+      attribution: data.attribution
+    };
   }
 
   function cell(pos, c) {
@@ -95,7 +144,7 @@
     var byKey = {};
     data.positions.forEach(function (p) { byKey[p.key] = p; });
     var date = ruDate(rec.input.day, rec.input.month, rec.input.year);
-    title.textContent = "Матрица судьбы для " + date;
+    titleDate.textContent = "для " + date;
     document.title = "Матрица судьбы для " + date + " — " + data.siteTitle;
 
     diagram.textContent = "";
@@ -127,12 +176,46 @@
     });
 
     var api = "/api/public/matrix/" + rec.input.day + "/" + rec.input.month + "/" + rec.input.year;
-    var link = document.getElementById("json-link");
-    link.href = api;
-    link.textContent = api;
-    document.getElementById("citation").textContent = rec.suggested_citation + "\n" + rec.attribution;
-    clearStatus();
+    jsonLink.href = api;
+    jsonLink.textContent = api;
+    citation.textContent = rec.suggested_citation + "\n" + rec.attribution;
+    status.textContent = "";
+    status.className = "notice";
+    status.setAttribute("data-state", "ok");
     result.hidden = false;
+  }
+
+  // sameMatrix reports whether two records show the same arcana in every position.
+  function sameMatrix(a, b) {
+    return data.positions.every(function (p) { return a.matrix[p.key].arcana === b.matrix[p.key].arcana; });
+  }
+
+  // check fetches the API record of the drawn date; the record wins if it differs.
+  function check(p, drawn) {
+    showAPI("loading", "", "Сверяем расчёт с записью API…");
+    fetch("/api/public/matrix/" + p.d + "/" + p.m + "/" + p.y, { headers: { Accept: "application/json" } })
+      .then(function (res) {
+        if (res.ok) {
+          return res.json().then(function (rec) {
+            if (!sameMatrix(rec, drawn) || rec.suggested_citation !== drawn.suggested_citation) render(rec);
+            showAPI("ok", "", "Схема совпадает с записью API — её можно цитировать так, как указано выше.");
+          });
+        }
+        var again = function () { check(p, drawn); };
+        if (res.status === 429) {
+          var wait = parseInt(res.headers.get("Retry-After") || "", 10);
+          var when = wait > 0 ? "через " + wait + " " + seconds(wait) : "через минуту";
+          showAPI("rate-limit", "Слишком много запросов подряд",
+            "С вашего адреса за минуту пришло больше " + data.rateLimit + " запросов. Схема выше уже посчитана в браузере; сверить её с API можно " + when + ".", again);
+          return;
+        }
+        showAPI("server", "Сервер не смог ответить",
+          "Ошибка " + res.status + ". Схема выше уже посчитана в браузере; сверить её с API можно чуть позже. Если ошибка повторится, напишите нам: " + data.supportEmail + ".", again);
+      })
+      .catch(function () {
+        showAPI("network", "Нет связи с сервером",
+          "Запись API не загрузилась, но схема выше уже посчитана в браузере. Проверьте подключение к интернету и попробуйте ещё раз.", function () { check(p, drawn); });
+      });
   }
 
   function load() {
@@ -145,33 +228,12 @@
     if (input && /^\d{4}-\d{2}-\d{2}$/.test(raw)) input.value = raw;
     var p = parse(raw);
     if (p.error) {
-      badDate(p.error);
+      show("bad-date", "Такой даты нет", p.error + " Выберите дату в форме выше.");
       return;
     }
-    show("loading", "", "Считаем матрицу для " + ruDate(p.d, p.m, p.y) + "…");
-    fetch("/api/public/matrix/" + p.d + "/" + p.m + "/" + p.y, { headers: { Accept: "application/json" } })
-      .then(function (res) {
-        if (res.ok) {
-          return res.json().then(render);
-        }
-        if (res.status === 400) {
-          badDate("Сервер не узнал дату " + ruDate(p.d, p.m, p.y) + ".");
-          return;
-        }
-        if (res.status === 429) {
-          var wait = parseInt(res.headers.get("Retry-After") || "", 10);
-          var when = wait > 0 ? "через " + wait + " " + seconds(wait) : "через минуту";
-          show("rate-limit", "Слишком много запросов подряд",
-            "С вашего адреса за последнюю минуту пришло больше " + data.rateLimit + " запросов. Попробуйте снова " + when + " — всё сохранится.", true);
-          return;
-        }
-        show("server", "Сервер не смог ответить",
-          "Ошибка " + res.status + ". Попробуйте немного позже; если ошибка повторяется, напишите нам на " + data.supportEmail + ".", true);
-      })
-      .catch(function () {
-        show("network", "Нет связи с сервером",
-          "Не удалось загрузить матрицу. Проверьте подключение к интернету и попробуйте ещё раз.", true);
-      });
+    var rec = localRecord(p);
+    render(rec);
+    check(p, rec);
   }
 
   var monthsIn = ["январе", "феврале", "марте", "апреле", "мае", "июне", "июле", "августе", "сентябре", "октябре", "ноябре", "декабре"];
@@ -185,6 +247,9 @@
     if (m10 >= 2 && m10 <= 4 && (m100 < 12 || m100 > 14)) return "секунды";
     return "секунд";
   }
+
+  // Exposed for the browser tests, which compare it with the Go rule over every date.
+  window.numerologyMatrixOf = matrixOf;
 
   load();
 })();

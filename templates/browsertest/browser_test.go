@@ -3,6 +3,7 @@ package browsertest
 import (
 	"context"
 	"encoding/csv"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +21,7 @@ import (
 	"github.com/opennumerology/numerology/content"
 	"github.com/opennumerology/numerology/edge/server"
 	"github.com/opennumerology/numerology/generator/generatortest"
+	"github.com/opennumerology/numerology/generator/rules"
 	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
@@ -28,7 +30,8 @@ const vectorDate = "1990-05-15"
 
 // TestMatrixDetailsPage opens the details page of a date in Chromium and checks the diagram
 // against the golden vector, then the friendly messages of a bad date, a 429 and a network
-// error.
+// error. The page draws the matrix itself and checks it against the API record, so the API's
+// errors are reported under the citation while the matrix stays.
 func TestMatrixDetailsPage(t *testing.T) {
 	c := loadContent(t)
 	tree := generateTree(t, []int{1990})
@@ -67,6 +70,14 @@ func TestMatrixDetailsPage(t *testing.T) {
 		if !strings.Contains(title, "15.05.1990") {
 			t.Errorf("title %q does not name the date", title)
 		}
+		msg := friendlyMessage(t, ctx, "", "#api-status", "ok")
+		if !strings.Contains(msg, "совпадает с записью API") {
+			t.Errorf("api status = %q, want it to say the drawing matches the API record", msg)
+		}
+		rec := eval[map[string]any](t, ctx, `fetch("/api/public/matrix/15/5/1990").then(r => r.json())`, chromedp.EvalAwaitPromise)
+		if got, want := get(t, ctx, chromedp.Text(chromedp.CSS(`#citation`))), rec["suggested_citation"].(string)+"\n"+rec["attribution"].(string); got != want {
+			t.Errorf("citation = %q, want the record's %q", got, want)
+		}
 		screenshot(t, ctx, "details-"+vectorDate+".png")
 	})
 
@@ -84,7 +95,7 @@ func TestMatrixDetailsPage(t *testing.T) {
 
 	t.Run("bad-date", func(t *testing.T) {
 		before := apiCalls.Load()
-		msg := friendlyMessage(t, ctx, srv.URL+"/matrix/details?date=1990-02-30", "bad-date")
+		msg := friendlyMessage(t, ctx, srv.URL+"/matrix/details?date=1990-02-30", "#status", "bad-date")
 		if !strings.Contains(msg, "30.02.1990 нет в календаре") || !strings.Contains(msg, "28 дней") {
 			t.Errorf("bad date message = %q, want it to say that 30.02.1990 does not exist and February 1990 has 28 days", msg)
 		}
@@ -98,22 +109,69 @@ func TestMatrixDetailsPage(t *testing.T) {
 
 	t.Run("rate-limit", func(t *testing.T) {
 		limited := serveTree(t, tree, 1, nil)
-		friendlyMessage(t, ctx, limited.URL+"/matrix/details?date="+vectorDate, "ok")
+		friendlyMessage(t, ctx, limited.URL+"/matrix/details?date="+vectorDate, "#api-status", "ok")
 		// Another date: the browser's cache would answer the same one without asking.
-		msg := friendlyMessage(t, ctx, limited.URL+"/matrix/details?date=1990-05-16", "rate-limit")
+		msg := friendlyMessage(t, ctx, limited.URL+"/matrix/details?date=1990-05-16", "#api-status", "rate-limit")
 		if !strings.Contains(msg, "Слишком много запросов") || !strings.Contains(msg, "через") {
 			t.Errorf("429 message = %q, want it to say to wait", msg)
+		}
+		if got := eval[string](t, ctx, `document.querySelector('#diagram [data-position="personal"]').dataset.arcana`); got != "16" {
+			t.Errorf("personal = %s for 16.05.1990 under a 429, want the drawn 16", got)
 		}
 	})
 
 	t.Run("network-error", func(t *testing.T) {
 		down := httptest.NewServer(dropAPI(t, tree))
 		t.Cleanup(down.Close)
-		msg := friendlyMessage(t, ctx, down.URL+"/matrix/details?date="+vectorDate, "network")
+		msg := friendlyMessage(t, ctx, down.URL+"/matrix/details?date="+vectorDate, "#api-status", "network")
 		if !strings.Contains(msg, "Нет связи с сервером") {
 			t.Errorf("network error message = %q", msg)
 		}
 	})
+}
+
+// TestDetailsRuleMatchesGo checks the details page's own matrix rule against the generator's
+// for every date of the range: the page draws a date before the API answers.
+func TestDetailsRuleMatchesGo(t *testing.T) {
+	srv := serveTree(t, generateTree(t, []int{1990}), 0, nil)
+	ctx := newBrowser(t)
+	do(t, ctx, chromedp.Navigate(srv.URL+"/matrix/details"), chromedp.WaitReady(chromedp.CSS(`#status[data-state="empty"]`)))
+	keys := rules.PositionKeys()
+	// One line per date, "d.m.y:a,b,…" in position order, for every date of the range.
+	js := `(() => {
+		const keys = ` + `["` + strings.Join(keys, `","`) + `"]` + `, out = [];
+		for (let y = ` + strconv.Itoa(rules.FirstYear) + `; y <= ` + strconv.Itoa(rules.LastYear) + `; y++)
+			for (let m = 1; m <= 12; m++)
+				for (let d = 1; d <= new Date(Date.UTC(y, m, 0)).getUTCDate(); d++) {
+					const r = window.numerologyMatrixOf(d, m, y);
+					out.push(d + "." + m + "." + y + ":" + keys.map(k => r[k]).join(","));
+				}
+		return out.join("\n");
+	})()`
+	got := strings.Split(eval[string](t, ctx, js), "\n")
+	var want []string
+	for y := rules.FirstYear; y <= rules.LastYear; y++ {
+		for m := 1; m <= 12; m++ {
+			for d := 1; d <= rules.DaysIn(m, y); d++ {
+				mx := rules.ComputeMatrix(d, m, y)
+				nums := make([]string, len(mx))
+				for i, n := range mx {
+					nums[i] = strconv.Itoa(n)
+				}
+				want = append(want, fmt.Sprintf("%d.%d.%d:%s", d, m, y, strings.Join(nums, ",")))
+			}
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("the page computed %d dates, want %d", len(got), len(want))
+	}
+	bad := 0
+	for i := range want {
+		if got[i] != want[i] && bad < 5 {
+			t.Errorf("page: %s, generator: %s", got[i], want[i])
+			bad++
+		}
+	}
 }
 
 // TestPagesFitPhone opens every kind of page 360 px wide and checks that nothing makes the
@@ -156,11 +214,15 @@ const cellsJS = `Array.from(document.querySelectorAll("#diagram [data-position]"
 	keyword: e.querySelector(".cell-keyword").textContent,
 }))`
 
-// friendlyMessage opens url, waits for the status box to reach state and returns its text.
-func friendlyMessage(t *testing.T, ctx context.Context, url, state string) string {
+// friendlyMessage opens url (unless empty), waits for the box to reach state and returns
+// its text.
+func friendlyMessage(t *testing.T, ctx context.Context, url, box, state string) string {
 	t.Helper()
-	sel := chromedp.CSS(`#status[data-state="` + state + `"]`)
-	do(t, ctx, chromedp.Navigate(url), chromedp.WaitReady(sel))
+	sel := chromedp.CSS(box + `[data-state="` + state + `"]`)
+	if url != "" {
+		do(t, ctx, chromedp.Navigate(url))
+	}
+	do(t, ctx, chromedp.WaitReady(sel))
 	return get(t, ctx, chromedp.Text(sel))
 }
 
@@ -187,15 +249,21 @@ func get[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
 }
 
 // eval evaluates a script expression in the page and decodes its value.
-func eval[T any](t *testing.T, ctx context.Context, expr string) T {
+func eval[T any](t *testing.T, ctx context.Context, expr string, opts ...chromedp.EvaluateOption) T {
 	t.Helper()
-	return get(t, ctx, chromedp.Evaluate[T](expr))
+	return get(t, ctx, chromedp.Evaluate[T](expr, opts...))
 }
 
+// screenshot saves the whole page as a PNG, into $BROWSERTEST_SCREENSHOTS when set (to look
+// at after the run), else into the test's temporary directory.
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	png := get(t, ctx, chromedp.FullScreenshot(90))
-	path := filepath.Join(t.TempDir(), name)
+	png := get(t, ctx, chromedp.FullScreenshot(100))
+	dir := os.Getenv("BROWSERTEST_SCREENSHOTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	path := filepath.Join(dir, name)
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		t.Fatal(err)
 	}
