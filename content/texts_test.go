@@ -11,7 +11,7 @@ import (
 // starts more than a third of the texts of one kind: each paragraph of the descriptions,
 // the love and advice texts, the taglines, the arcana and position descriptions.
 func TestTextsVaryTheirOpenings(t *testing.T) {
-	c, err := Load(Embedded(), "content")
+	c, err := Load(Embedded(), "content", testRules)
 	if err != nil {
 		t.Fatal(err)
 	}
