@@ -205,25 +205,41 @@ func (l *loader) read(name string, v any) *doc {
 		d.problem(0, "", "%s", msg)
 		return nil
 	}
+	if !d.decode(b, v) {
+		return nil
+	}
+	return d
+}
+
+// decode checks b against the limits, parses it and decodes it strictly into v, reporting
+// what fails. A panic inside go-yaml (a library bug on input it accepted; FuzzLoad found one
+// in its decoder) becomes a problem of the file, so hostile content never crashes generate.
+func (d *doc) decode(b []byte, v any) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			d.problem(0, "", "YAML could not be read (go-yaml failed: %v)", r)
+			ok = false
+		}
+	}()
 	tokens, ok := d.precheck(b)
 	if !ok {
-		return nil
+		return false
 	}
 	f, err := parser.Parse(tokens, 0)
 	if err != nil {
 		d.yamlProblem(err)
-		return nil
+		return false
 	}
 	d.file = f
 	if len(f.Docs) == 0 || f.Docs[0].Body == nil {
 		d.problem(1, "", "file is empty")
-		return nil
+		return false
 	}
 	if err := yaml.NodeToValue(f.Docs[0].Body, v, yaml.Strict(), yaml.DisallowUnknownField()); err != nil {
 		d.yamlProblem(err)
-		return nil
+		return false
 	}
-	return d
+	return true
 }
 
 func (d *doc) problem(line int, field, format string, args ...any) {

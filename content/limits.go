@@ -45,6 +45,11 @@ func (d *doc) precheck(b []byte) (token.Tokens, bool) {
 		case token.AnchorType, token.AliasType:
 			d.problem(tk.Position.Line, "", "YAML anchors and aliases (&, *) are not allowed in content")
 			return nil, false
+		case token.TagType:
+			// Content is plain strings, numbers and lists; a tag (!x, !!str) only changes how
+			// go-yaml decodes, and an empty tagged value crashes its decoder (found by FuzzLoad).
+			d.problem(tk.Position.Line, "", "YAML tags (%s) are not allowed in content", tk.Value)
+			return nil, false
 		case token.SequenceStartType, token.MappingStartType:
 			if depth++; depth > MaxDepth {
 				d.problem(tk.Position.Line, "", "nested deeper than %d levels", MaxDepth)

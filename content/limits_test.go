@@ -36,6 +36,14 @@ func TestHostileContent(t *testing.T) {
 			want: "content/life-path/1.yaml:8: YAML anchors and aliases (&, *) are not allowed in content",
 		},
 		{
+			name: "empty tagged value",
+			edits: func(t *testing.T) map[string]string {
+				// Crashed go-yaml's decoder before tags were refused (found by FuzzLoad).
+				return map[string]string{"life-path/1.yaml": replace(t, "life-path/1.yaml", "traits: [черта1, черта2, черта3, черта4, черта5]\n", "traits: !0 #x\n")}
+			},
+			want: "content/life-path/1.yaml:7: YAML tags (!0) are not allowed in content",
+		},
+		{
 			name: "deep flow nesting",
 			edits: func(t *testing.T) map[string]string {
 				return map[string]string{"life-path/1.yaml": "traits: " + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "\n"}
