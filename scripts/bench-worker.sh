@@ -49,14 +49,14 @@ rm -rf "$full"
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-# start NAME CONFIG: runs wrangler dev with CONFIG on a free port in its own process group,
-# waits until it answers and sets $port.
+# start NAME CONFIG ASSETS: runs wrangler dev with CONFIG and the assets directory ASSETS on
+# a free port in its own process group, waits until it answers and sets $port.
 start() {
-	local name=$1 cfg=$2 insp pid
+	local name=$1 cfg=$2 assets=$3 insp pid
 	port=$(free_port)
 	insp=$(free_port)
 	setsid npm run --prefix edge/worker --silent dev -- -c "$cfg" --ip 127.0.0.1 --port "$port" \
-		--inspector-port "$insp" --assets "$dir/out" --persist-to "$dir/state-$name" \
+		--inspector-port "$insp" --assets "$assets" --persist-to "$dir/state-$name" \
 		--show-interactive-dev-session=false --log-level error >"$dir/$name.log" 2>&1 &
 	pid=$!
 	pids+=("$pid")
@@ -75,7 +75,7 @@ start() {
 
 # The plain-asset instance: the same tree, no worker script, nothing run first.
 cat >"$dir/assets-only.json" <<EOF
-{"name": "numerology-assets-only", "compatibility_date": "2026-10-20", "assets": {"directory": "$dir/out"}}
+{"name": "numerology-assets-only", "compatibility_date": "2026-10-20", "assets": {"directory": "$dir/out-assets"}}
 EOF
 
 # A small load generator: keep-alive clients, each client address used for 50 requests
@@ -178,9 +178,13 @@ EOF
 
 echo "== requests/s: $conc keep-alive clients, ${seconds}s per target, 4 targets in 5 alternating rounds, wrangler dev on loopback"
 go build -o "$dir/load" "$dir/load.go"
-start worker "$PWD/edge/worker/wrangler.json"
+start worker "$PWD/edge/worker/wrangler.json" "$dir/out"
 wport=$port
-start assets "$dir/assets-only.json"
+# The baseline serves the per-date files as plain assets, so its copy of the tree has no
+# .assetsignore (which keeps them out of the worker's assets).
+cp -al "$dir/out" "$dir/out-assets"
+rm "$dir/out-assets/.assetsignore"
+start assets "$dir/assets-only.json" "$dir/out-assets"
 aport=$port
 read -r wrps wbad arps abad wlrps wlbad alrps albad < <("$dir/load" -worker "http://127.0.0.1:$wport" -assets "http://127.0.0.1:$aport" -c "$conc" -d "${seconds}s")
 echo "matrix, through the worker  /api/public/matrix/{d}/{m}/2000       : $wrps req/s ($wbad not 200)"
