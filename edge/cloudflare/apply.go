@@ -9,11 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -471,7 +473,7 @@ func bindings(w *Worker) []workers.ScriptUpdateParamsMetadataBindingUnion {
 		set(&b.Type.Value, &b.Type.Present, workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindRatelimitTypeRatelimit)
 		out = append(out, b)
 	}
-	for _, k := range sortedKeys(w.Vars) {
+	for _, k := range slices.Sorted(maps.Keys(w.Vars)) {
 		var b workers.ScriptUpdateParamsMetadataBindingsWorkersBindingKindPlainText
 		set(&b.Name.Value, &b.Name.Present, k)
 		set(&b.Text.Value, &b.Text.Present, w.Vars[k])

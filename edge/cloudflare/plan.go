@@ -11,9 +11,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -258,7 +260,7 @@ func (p *Plan) Bindings() []string {
 	for _, rl := range wk.RateLimits {
 		out = append(out, fmt.Sprintf("%s (ratelimit, namespace %s, %d requests per %d s)", rl.Name, rl.NamespaceID, rl.Simple.Limit, rl.Simple.Period))
 	}
-	for _, k := range sortedKeys(wk.Vars) {
+	for _, k := range slices.Sorted(maps.Keys(wk.Vars)) {
 		out = append(out, fmt.Sprintf("%s (plain text, %d bytes)", k, len(wk.Vars[k])))
 	}
 	return out
@@ -269,15 +271,6 @@ func orDefault(s string) string {
 		return "default"
 	}
 	return s
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // ContentType is the content type an asset is uploaded with, from its extension.

@@ -51,6 +51,17 @@ func (h *Handler) watchTree(t *tree, files []manifest.File) {
 		w.Add(filepath.Join(h.dir, filepath.FromSlash(d)))
 	}
 	root := filepath.Clean(h.dir) + string(filepath.Separator)
+	done := drain(w, func(ev fsnotify.Event) {
+		if rel, ok := strings.CutPrefix(ev.Name, root); ok {
+			t.uncache(filepath.ToSlash(rel))
+		}
+	}, t.uncacheAll) // an error means events were lost (queue overflow)
+	t.stopWatch = func() { w.Close(); <-done }
+}
+
+// drain calls onEvent for each event of w and onError for each error, on a goroutine that
+// ends when w is closed; the returned channel is closed then.
+func drain(w *fsnotify.Watcher, onEvent func(fsnotify.Event), onError func()) <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -60,19 +71,16 @@ func (h *Handler) watchTree(t *tree, files []manifest.File) {
 				if !ok {
 					return
 				}
-				rel, ok := strings.CutPrefix(ev.Name, root)
-				if ok {
-					t.uncache(filepath.ToSlash(rel))
-				}
+				onEvent(ev)
 			case _, ok := <-w.Errors:
 				if !ok {
 					return
 				}
-				t.uncacheAll() // events were lost (queue overflow)
+				onError()
 			}
 		}
 	}()
-	t.stopWatch = func() { w.Close(); <-done }
+	return done
 }
 
 // watchForReload starts the watch for a regenerated tree or a rewritten manifest.
@@ -89,7 +97,6 @@ func (h *Handler) watchForReload() error {
 		}
 	}
 	manifestPath := filepath.Join(dir, manifest.FileName)
-	done := make(chan struct{})
 	var mu sync.Mutex
 	var timer *time.Timer
 	schedule := func() {
@@ -101,32 +108,18 @@ func (h *Handler) watchForReload() error {
 			timer.Reset(reloadDelay)
 		}
 	}
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case ev, ok := <-w.Events:
-				if !ok {
-					return
-				}
-				if ev.Name != dir && ev.Name != manifestPath {
-					continue
-				}
-				if ev.Name == dir && ev.Has(fsnotify.Create|fsnotify.Rename) {
-					// The tree directory itself was replaced: watch the new one for its
-					// manifest (the old watch went with the old directory).
-					w.Remove(dir)
-					w.Add(dir)
-				}
-				schedule()
-			case _, ok := <-w.Errors:
-				if !ok {
-					return
-				}
-				schedule()
-			}
+	done := drain(w, func(ev fsnotify.Event) {
+		if ev.Name != dir && ev.Name != manifestPath {
+			return
 		}
-	}()
+		if ev.Name == dir && ev.Has(fsnotify.Create|fsnotify.Rename) {
+			// The tree directory itself was replaced: watch the new one for its manifest
+			// (the old watch went with the old directory).
+			w.Remove(dir)
+			w.Add(dir)
+		}
+		schedule()
+	}, schedule)
 	h.stopWatch = func() {
 		w.Close()
 		<-done

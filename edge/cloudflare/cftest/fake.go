@@ -12,11 +12,13 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -546,21 +548,12 @@ func (s *Server) listDomains(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := []map[string]any{}
-	for _, h := range sortedKeys(s.domains) {
+	for _, h := range slices.Sorted(maps.Keys(s.domains)) {
 		if host == "" || h == host {
 			out = append(out, map[string]any{"id": "domain-" + h, "hostname": h, "service": s.domains[h], "environment": "production", "zone_id": "", "zone_name": "", "cert_id": ""})
 		}
 	}
 	ok(w, 200, out)
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func (s *Server) enableSubdomain(w http.ResponseWriter, r *http.Request, script string) {
