@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"io"
 	"net/http"
 	"os"
@@ -124,8 +122,7 @@ func TestServeFollowsGenerate(t *testing.T) {
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		sum := sha256.Sum256(body)
-		if etag := `"` + hex.EncodeToString(sum[:]) + `"`; resp.StatusCode != 200 || resp.Header.Get("ETag") != etag {
+		if etag := `"` + testsupport.SHA256Hex(body) + `"`; resp.StatusCode != 200 || resp.Header.Get("ETag") != etag {
 			t.Fatalf("status %d, ETag %s, body's sha256 %s", resp.StatusCode, resp.Header.Get("ETag"), etag)
 		}
 		if strings.Contains(string(body), "https://elsewhere.example/data/life-path/7") {
