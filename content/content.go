@@ -23,7 +23,7 @@ import (
 	"github.com/rivo/uniseg"
 )
 
-//go:embed site.yaml arcana.yaml positions.yaml life-path/*.yaml
+//go:embed site.yaml arcana.yaml positions.yaml square.yaml life-path/*.yaml
 var embedded embed.FS
 
 // Embedded returns the content built into the binary.
@@ -35,6 +35,7 @@ type Content struct {
 	LifePaths []LifePath // in contract order: 1–9, 11, 22, 33
 	Arcana    []Arcanum  // Arcana[i].Number == i+1
 	Positions []Position // in Rules.PositionKeys order
+	Square    Square     // the Pythagoras square's texts (square.go)
 }
 
 // Rules are the facts of the contract the content must follow. They belong to the rules
@@ -48,6 +49,8 @@ type Rules struct {
 	// LifePath is the life path number of a date (docs/design.md §7): every famous person's
 	// birth date must give the number they are listed under.
 	LifePath func(day, month, year int) int
+	// Square are the facts of the square rule its texts must cover (square.go).
+	Square SquareRules
 }
 
 // Site holds site-wide settings and attribution wording (site.yaml).
@@ -147,7 +150,7 @@ func (e Errors) Error() string {
 // Load reads and validates the content of fsys against r. label prefixes the file names in
 // problems (for example "content"). The error, if any, is Errors.
 func Load(fsys fs.FS, label string, r Rules) (*Content, error) {
-	if r.LifePath == nil || len(r.LifePathNumbers) == 0 || len(r.PositionKeys) == 0 {
+	if r.LifePath == nil || len(r.LifePathNumbers) == 0 || len(r.PositionKeys) == 0 || !r.Square.complete() {
 		return nil, errors.New("content: incomplete rules")
 	}
 	l := &loader{fsys: fsys, label: label, rules: r}
@@ -156,6 +159,7 @@ func Load(fsys fs.FS, label string, r Rules) (*Content, error) {
 	c.Arcana = l.loadArcana()
 	c.Positions = l.loadPositions()
 	c.LifePaths = l.loadLifePaths()
+	c.Square = l.loadSquare()
 	if len(l.problems) > 0 {
 		slices.SortStableFunc(l.problems, func(a, b Problem) int {
 			if c := strings.Compare(a.File, b.File); c != 0 {

@@ -206,6 +206,7 @@ var testRules = Rules{
 	LifePathNumbers: rules.LifePathNumbers,
 	PositionKeys:    rules.PositionKeys(),
 	LifePath:        rules.LifePath,
+	Square:          SquareRules{Counts: rules.SquareCounts(), LineKeys: rules.SquareLineKeys(), BandKeys: rules.BandKeys()},
 }
 
 func TestLoadNeedsRules(t *testing.T) {

@@ -95,6 +95,10 @@ const (
 	maxShortText = 1000  // taglines, short descriptions, attribution and citation patterns, list items
 	maxParagraph = 4000  // love, advice, an arcanum's or position's description
 	maxLongText  = 20000 // a life path's description
+
+	// maxSquareReading bounds a square cell's short reading: every square record carries
+	// nine of them and stays under 2.5 KB (TestSquareRecordSize).
+	maxSquareReading = 48
 )
 
 // maxLen reports a field longer than limit characters.
