@@ -36,7 +36,8 @@ type CompatLevel struct {
 	Description string `yaml:"description"`
 }
 
-// CompatPair is the text of one unordered pair of life path numbers.
+// CompatPair is the text of one unordered pair of life path numbers. The loader trims the
+// texts, so a block scalar (|) in the file leaves no trailing newline here.
 type CompatPair struct {
 	A, B       int    // A <= B
 	Level      string // a CompatLevel key
@@ -92,6 +93,9 @@ func (l *loader) loadCompatibility() Compatibility {
 	}
 	d.compatibilityLengths(&f)
 	levels := d.checkLevels(f.Levels)
+	for i := range f.Levels {
+		f.Levels[i].Description = strings.TrimSpace(f.Levels[i].Description)
+	}
 	return Compatibility{Levels: f.Levels, Pairs: d.checkPairs(f.Pairs, levels)}
 }
 
@@ -157,7 +161,10 @@ func (d *doc) checkPairs(entries []compatEntry, levels []string) []CompatPair {
 			continue
 		}
 		seen[[2]int{a, b}] = i
-		pairs = append(pairs, CompatPair{A: a, B: b, Level: e.Level, Summary: e.Summary, Strengths: e.Strengths, Challenges: e.Challenges, Advice: e.Advice})
+		pairs = append(pairs, CompatPair{
+			A: a, B: b, Level: e.Level, Summary: strings.TrimSpace(e.Summary),
+			Strengths: trimAll(e.Strengths), Challenges: trimAll(e.Challenges), Advice: strings.TrimSpace(e.Advice),
+		})
 	}
 	var missing []string
 	for i, a := range valid {
@@ -197,6 +204,14 @@ func (d *doc) keyLine(key string) int {
 		}
 	}
 	return 0
+}
+
+func trimAll(items []string) []string {
+	out := make([]string, len(items))
+	for i, s := range items {
+		out[i] = strings.TrimSpace(s)
+	}
+	return out
 }
 
 func joinInts(ns []int) string {

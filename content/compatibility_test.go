@@ -303,3 +303,18 @@ func pairText(ab, level string) string {
 		"-2]\n    challenges: [трудность " + ab + "-1, трудность " + ab + "-2, трудность " + ab +
 		"-3]\n    advice: Совет паре " + ab + ".\n"
 }
+
+// TestCompatibilityTrimsTexts checks that a text written as a block scalar comes without
+// the trailing newline YAML keeps.
+func TestCompatibilityTrimsTexts(t *testing.T) {
+	text := replace(t, "compatibility.yaml", "    summary: Сводка пары 1/8.\n", "    summary: |\n      Сводка пары 1/8.\n")
+	text = strings.Replace(text, "[сила 1/8-1, сила 1/8-2]", "[\" сила 1/8-1 \", сила 1/8-2]", 1)
+	c, err := Load(fixture(t, map[string]string{"compatibility.yaml": text}), "content", testRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := c.Compatibility.Pair(1, 8)
+	if p.Summary != "Сводка пары 1/8." || p.Strengths[0] != "сила 1/8-1" {
+		t.Errorf("summary %q, strengths %q: want them trimmed", p.Summary, p.Strengths)
+	}
+}
