@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 func TestCompatibilityLoads(t *testing.T) {
@@ -317,4 +318,29 @@ func TestCompatibilityTrimsTexts(t *testing.T) {
 	if p.Summary != "Сводка пары 1/8." || p.Strengths[0] != "сила 1/8-1" {
 		t.Errorf("summary %q, strengths %q: want them trimmed", p.Summary, p.Strengths)
 	}
+}
+
+// FuzzCompatibility feeds arbitrary bytes to the loader as compatibility.yaml: it must
+// never panic, and every problem must carry the file's name and a message.
+func FuzzCompatibility(f *testing.F) {
+	b, err := os.ReadFile("testdata/valid/compatibility.yaml")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add([]byte("levels: [{key: a, name: b, description: c}]\npairs:\n  - numbers: [33, 1, 7]\n    level: a\n"))
+	f.Add([]byte("pairs: [{numbers: [[[[1]]]]}]\n"))
+	f.Add([]byte(aliasBomb()))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		l := &loader{fsys: fstest.MapFS{CompatibilityFile: {Data: b}}, label: "content", rules: testRules}
+		c := l.loadCompatibility()
+		for _, p := range l.problems {
+			if p.File != "content/compatibility.yaml" || p.Message == "" {
+				t.Fatalf("problem without the file or a message: %+v", p)
+			}
+		}
+		if len(l.problems) == 0 && len(c.Pairs) != 78 {
+			t.Fatalf("no problem reported, but %d pairs", len(c.Pairs))
+		}
+	})
 }
