@@ -17,8 +17,9 @@ import (
 const (
 	// MaxFileBytes bounds one YAML file.
 	MaxFileBytes = 64 << 10
-	// MaxDepth bounds the nesting of flow collections ([…], {…}); block nesting is bounded
-	// by MaxFileBytes (each level costs a wider indent).
+	// MaxDepth bounds the nesting of collections, block (indented "-" and "key:") and flow
+	// ([…], {…}) counted together. A 60 KB "- - - … x" nests 30,000 levels on one line,
+	// and go-yaml's parser builds it with about 1.4 GB before its decoder refuses it.
 	MaxDepth = 16
 )
 
@@ -39,9 +40,19 @@ func (d *doc) precheck(b []byte) (token.Tokens, bool) {
 		return nil, false
 	}
 	tokens := tokenize(b)
-	depth := 0
+	depth := 0             // open flow collections
+	var blocks []openBlock // open block collections, innermost last
 	for _, tk := range tokens {
+		if e, ok := blockEntry(tk, depth); ok {
+			var pushed bool
+			if blocks, pushed = e.enter(blocks); pushed && len(blocks)+depth > MaxDepth {
+				d.problem(tk.Position.Line, "", "nested deeper than %d levels", MaxDepth)
+				return nil, false
+			}
+		}
 		switch tk.Type {
+		case token.DocumentHeaderType, token.DocumentEndType:
+			blocks = nil
 		case token.AnchorType, token.AliasType:
 			d.problem(tk.Position.Line, "", "YAML anchors and aliases (&, *) are not allowed in content")
 			return nil, false
@@ -51,7 +62,7 @@ func (d *doc) precheck(b []byte) (token.Tokens, bool) {
 			d.problem(tk.Position.Line, "", "YAML tags (%s) are not allowed in content", tk.Value)
 			return nil, false
 		case token.SequenceStartType, token.MappingStartType:
-			if depth++; depth > MaxDepth {
+			if depth++; len(blocks)+depth > MaxDepth {
 				d.problem(tk.Position.Line, "", "nested deeper than %d levels", MaxDepth)
 				return nil, false
 			}
@@ -60,6 +71,53 @@ func (d *doc) precheck(b []byte) (token.Tokens, bool) {
 		}
 	}
 	return tokens, true
+}
+
+// openBlock is a block collection: a sequence or a mapping, at the column of its entries.
+type openBlock struct {
+	col   int
+	isMap bool
+}
+
+// blockEntry reports whether tk, outside flow collections (flowDepth 0), is an entry of a
+// block collection: the "-" of a sequence, or the "?" or ":" of a mapping. The column is
+// the "-" or "?" itself, or that of the key before the ":" on its line.
+func blockEntry(tk *token.Token, flowDepth int) (openBlock, bool) {
+	if flowDepth > 0 {
+		return openBlock{}, false
+	}
+	switch tk.Type {
+	case token.SequenceEntryType:
+		return openBlock{tk.Position.Column, false}, true
+	case token.MappingKeyType:
+		return openBlock{tk.Position.Column, true}, true
+	case token.MappingValueType:
+		if k := tk.Prev; k != nil && k.Position.Line == tk.Position.Line {
+			return openBlock{k.Position.Column, true}, true
+		}
+		return openBlock{tk.Position.Column, true}, true
+	}
+	return openBlock{}, false
+}
+
+// enter closes the collections of open that an entry of b ends (those indented deeper, and
+// a sequence at b's column when b is a mapping), and opens b unless it continues the
+// innermost one. A sequence may sit at its parent key's column ("key:\n- item"): that is a
+// new level.
+func (b openBlock) enter(open []openBlock) ([]openBlock, bool) {
+	for len(open) > 0 {
+		top := open[len(open)-1]
+		// Stop at a collection indented less, or at b's column unless b is a mapping entry
+		// that ends a sequence there.
+		if top.col < b.col || top.col == b.col && !(b.isMap && !top.isMap) {
+			break
+		}
+		open = open[:len(open)-1]
+	}
+	if n := len(open); n > 0 && open[n-1] == b {
+		return open, false
+	}
+	return append(open, b), true
 }
 
 // tokenize is lexer.Tokenize without its endless loop: go-yaml's Tokenize calls Scan again

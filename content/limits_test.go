@@ -51,6 +51,33 @@ func TestHostileContent(t *testing.T) {
 			want: "content/life-path/1.yaml:1: nested deeper than 16 levels",
 		},
 		{
+			name: "deep block nesting",
+			edits: func(t *testing.T) map[string]string {
+				// 30,000 levels in 60 KB: go-yaml's parser took 1.4 GB and 4.7 s to build it.
+				return map[string]string{"life-path/1.yaml": strings.Repeat("- ", 30000) + "x\n"}
+			},
+			want: "content/life-path/1.yaml:1: nested deeper than 16 levels",
+		},
+		{
+			name: "deep indented mappings",
+			edits: func(t *testing.T) map[string]string {
+				var b strings.Builder
+				for i := range 40 {
+					fmt.Fprintf(&b, "%sk%d:\n", strings.Repeat(" ", i), i)
+				}
+				return map[string]string{"positions.yaml": b.String()}
+			},
+			want: "content/positions.yaml:17: nested deeper than 16 levels",
+		},
+		{
+			name: "block and flow nesting together",
+			edits: func(t *testing.T) map[string]string {
+				// Ten levels of each: neither alone crosses the limit.
+				return map[string]string{"arcana.yaml": strings.Repeat("- ", 10) + strings.Repeat("[", 10) + "x" + strings.Repeat("]", 10) + "\n"}
+			},
+			want: "content/arcana.yaml:1: nested deeper than 16 levels",
+		},
+		{
 			name: "file over the size limit",
 			edits: func(t *testing.T) map[string]string {
 				return map[string]string{"life-path/1.yaml": "number: 1\n" + strings.Repeat("[", 204<<10)}
