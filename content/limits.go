@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/goccy/go-yaml/scanner"
@@ -27,22 +28,39 @@ const (
 // has no use for them, and alias expansion is what makes a 5 KB file decode into gigabytes
 // (go-yaml has no option to cap it).
 
-// precheck refuses a file over the size limit, with an alias or anchor, or nested too
-// deeply. It returns false, having reported the problem, when the file must not be parsed.
+// precheck refuses a file over the size limit, not UTF-8, with a control character, an
+// alias or anchor, or nested too deeply. It returns false, having reported the problem, when
+// the file must not be parsed. A leading byte order mark, which YAML allows, is skipped.
 func (d *doc) precheck(b []byte) (token.Tokens, bool) {
 	if len(b) > MaxFileBytes {
 		line := bytes.Count(b[:MaxFileBytes], []byte("\n")) + 1
 		d.problem(line, "", "file is larger than %d KiB (the limit is crossed on this line)", MaxFileBytes>>10)
 		return nil, false
 	}
+	if bytes.HasPrefix(b, []byte{0xFF, 0xFE}) || bytes.HasPrefix(b, []byte{0xFE, 0xFF}) {
+		d.problem(1, "", "file is UTF-16 (it starts with a UTF-16 byte order mark); save it as UTF-8")
+		return nil, false
+	}
+	b = bytes.TrimPrefix(b, []byte("\uFEFF"))
 	if !utf8.Valid(b) {
 		d.problem(lineOfInvalidUTF8(b), "", "file is not valid UTF-8")
+		return nil, false
+	}
+	if line, msg := badCharacter(b); msg != "" {
+		d.problem(line, "", "%s", msg)
 		return nil, false
 	}
 	tokens := tokenize(b)
 	depth := 0             // open flow collections
 	var blocks []openBlock // open block collections, innermost last
 	for _, tk := range tokens {
+		if tk.Type == token.DoubleQuoteType {
+			// Escapes ("\0", "\x1b") make control characters that the file's bytes do not hold.
+			if msg := controlIn(tk.Value); msg != "" {
+				d.problem(tk.Position.Line, "", "%s", msg)
+				return nil, false
+			}
+		}
 		if e, ok := blockEntry(tk, depth); ok {
 			var pushed bool
 			if blocks, pushed = e.enter(blocks); pushed && len(blocks)+depth > MaxDepth {
@@ -120,6 +138,44 @@ func (b openBlock) enter(open []openBlock) ([]openBlock, bool) {
 	return append(open, b), true
 }
 
+// badCharacter returns the line and a message for the first character of b that content may
+// not hold: a control character other than newline and tab (a carriage return only before
+// a newline), or a byte order mark after the start. The message is "" when there is none.
+func badCharacter(b []byte) (line int, msg string) {
+	line = 1
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		switch {
+		case r == '\n':
+			line++
+		case r == '\r' && i+1 < len(b) && b[i+1] == '\n':
+		case r == '\uFEFF':
+			return line, "byte order mark (U+FEFF) after the start of the file: remove it (one is allowed only as the first character)"
+		case badControl(r):
+			return line, controlMessage(r)
+		}
+		i += n
+	}
+	return 0, ""
+}
+
+// controlIn returns a message naming the first control character of s other than newline
+// and tab, or "". Such characters would land raw in the pages and llms.txt.
+func controlIn(s string) string {
+	for _, r := range s {
+		if badControl(r) {
+			return controlMessage(r)
+		}
+	}
+	return ""
+}
+
+func badControl(r rune) bool { return r != '\n' && r != '\t' && unicode.IsControl(r) }
+
+func controlMessage(r rune) string {
+	return fmt.Sprintf("control character U+%04X is not allowed (only newline and tab are)", r)
+}
+
 // tokenize is lexer.Tokenize without its endless loop: go-yaml's Tokenize calls Scan again
 // after an error, which does not advance, and so never returns on some malformed input
 // (found by FuzzLoad). The invalid token ends the list; the parser reports it.
@@ -187,12 +243,53 @@ func (d *doc) lifePathLengths(lp *LifePath) {
 	}
 }
 
-// readLimited reads a file, but no more than one byte past MaxFileBytes.
+// readLimited reads a regular file, but no more than one byte past MaxFileBytes. Anything
+// else is refused before it is opened: opening a named pipe blocks until a writer comes,
+// and a device can be endless.
 func readLimited(fsys fs.FS, name string) ([]byte, error) {
+	fi, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s)", fileKind(fi.Mode()))
+	}
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	return io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+}
+
+// readDir lists a directory, having checked that it is one: fs.ReadDir opens what it is
+// given, and a named pipe in its place would block.
+func readDir(fsys fs.FS, name string) ([]fs.DirEntry, error) {
+	fi, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("not a directory (%s)", fileKind(fi.Mode()))
+	}
+	return fs.ReadDir(fsys, name)
+}
+
+// fileKind names the type of a file mode for a message.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "a special file"
 }

@@ -9,7 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/opennumerology/numerology/content"
 )
@@ -71,5 +73,42 @@ func TestDeepContentUnderMemoryLimit(t *testing.T) {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr lacks %q:\n%.2000s", want, stderr.String())
 		}
+	}
+}
+
+// TestGenerateRefusesPipeInContent puts a named pipe in place of a life path file. generate
+// must refuse it (exit 3, file named) without opening it. Before, it opened the pipe and
+// waited for a writer forever, deaf to Ctrl-C.
+func TestGenerateRefusesPipeInContent(t *testing.T) {
+	dir, _ := contentCopy(t)
+	pipe := filepath.Join(dir, "life-path", "3.yaml")
+	if err := os.Remove(pipe); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		code   int
+		stderr string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, _, stderr := run(t, "generate", "--content", dir, "--out", filepath.Join(t.TempDir(), "out"), "--years", "2000")
+		done <- result{code, stderr}
+	}()
+	select {
+	case r := <-done:
+		want := "numerology: content has 1 problem(s):\n" + pipe + ": not a regular file (a named pipe)\n"
+		if r.code != exitContent || r.stderr != want {
+			t.Fatalf("exit %d, stderr:\n%s\nwant exit %d, stderr:\n%s", r.code, r.stderr, exitContent, want)
+		}
+	case <-time.After(20 * time.Second):
+		// Open the pipe's other end so that the blocked reader returns and the test ends.
+		if f, err := os.OpenFile(pipe, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+		<-done
+		t.Fatal("generate blocked on a named pipe in --content")
 	}
 }
