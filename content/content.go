@@ -438,6 +438,11 @@ func (l *loader) loadPositions() []Position {
 }
 
 func (l *loader) loadLifePaths() []LifePath {
+	entries, err := readDir(l.fsys, "life-path")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		l.problems = append(l.problems, Problem{File: l.display("life-path"), Message: err.Error()})
+		return nil
+	}
 	var out []LifePath
 	for _, n := range l.rules.LifePathNumbers {
 		name := fmt.Sprintf("life-path/%d.yaml", n)
@@ -450,7 +455,6 @@ func (l *loader) loadLifePaths() []LifePath {
 		out = append(out, lp)
 	}
 	// A stray file is a likely typo (life-path/10.yaml): say so rather than ignore it.
-	entries, _ := fs.ReadDir(l.fsys, "life-path")
 	for _, e := range entries {
 		base := strings.TrimSuffix(e.Name(), ".yaml")
 		n, err := strconv.Atoi(base)
@@ -521,8 +525,12 @@ func (d *doc) list(key string, items []string, want int, exact bool) {
 	}
 }
 
+// maxEmojiRunes bounds the code points of the emoji field: a pictograph, and at most a
+// skin tone and a variation selector after it (a flag is two regional indicators).
+const maxEmojiRunes = 3
+
 // checkEmoji accepts exactly one emoji: a single grapheme cluster that starts with a
-// pictographic code point.
+// pictographic code point and holds nothing invisible after it.
 func checkEmoji(s string) error {
 	if s == "" {
 		return errors.New("missing field")
@@ -539,12 +547,41 @@ func checkEmoji(s string) error {
 	if strings.ContainsRune(s, '\u200d') {
 		return fmt.Errorf("%q is a ZWJ sequence, want a single emoji that renders everywhere", s)
 	}
+	// A grapheme cluster can carry any number of invisible code points (tags, combining
+	// marks, joiners, variation selectors), which would ride along into every record.
+	// The messages quote only the visible part.
+	runes := []rune(s)
+	if len(runes) > maxEmojiRunes {
+		return fmt.Errorf("%q is followed by %d more code points, want one emoji of at most %d", string(runes[0]), len(runes)-1, maxEmojiRunes)
+	}
+	for i, r := range runes[1:] {
+		switch {
+		case slices.Contains(runes[:i+1], r):
+			return fmt.Errorf("%q carries U+%04X twice, want the emoji alone (at most with U+FE0F or a skin tone)", string(runes[0]), r)
+		case !emojiModifier(r, runes[0], i):
+			return fmt.Errorf("%q is followed by U+%04X, want the emoji alone (at most with U+FE0F or a skin tone)", string(runes[0]), r)
+		}
+	}
 	for _, r := range s {
 		if afterUnicode13(r) {
 			return fmt.Errorf("%q (U+%04X) is newer than Unicode 13 and does not render on many platforms", s, r)
 		}
 	}
 	return nil
+}
+
+// emojiModifier reports whether r, the code point at index i+1 of an emoji that starts with
+// first, may follow it: the emoji presentation selector U+FE0F, a skin tone, or the second
+// regional indicator of a flag.
+func emojiModifier(r, first rune, i int) bool {
+	isRegional := func(r rune) bool { return r >= 0x1F1E6 && r <= 0x1F1FF }
+	switch {
+	case r == '\uFE0F', r >= 0x1F3FB && r <= 0x1F3FF:
+		return true
+	case isRegional(r):
+		return i == 0 && isRegional(first)
+	}
+	return false
 }
 
 // afterUnicode13 reports whether r is an emoji code point added after Unicode 13.0: the
