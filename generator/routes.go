@@ -23,18 +23,21 @@ func Routes() []manifest.Route {
 		Description: "Оглавление API: маршруты, ссылка на OpenAPI, лицензия и набор данных",
 		English:     "the API index: routes, OpenAPI URL, licence and dataset URLs as JSON",
 		Example:     p,
+		OperationID: "getIndex", Tag: "meta",
 	}, {
 		Name: manifest.RouteOpenAPI, Pattern: p + "/openapi.json", File: manifest.OpenAPIFile,
 		Summary:     "Этот документ OpenAPI 3.1",
 		Description: "Описание API в формате OpenAPI 3.1",
 		English:     "the OpenAPI 3.1 document: every route, parameter, response schema, error body and header",
 		Example:     p + "/openapi.json",
+		OperationID: "getOpenAPI", Tag: "meta",
 	}, {
 		Name: manifest.RouteLifePathList, Pattern: p + "/life-path", File: manifest.ListFile,
 		Summary:     "Все 12 чисел жизненного пути, кратко",
 		Description: "Все 12 чисел жизненного пути, кратко",
 		English:     "the 12 life path numbers, briefly",
 		Example:     p + "/life-path",
+		OperationID: "listLifePaths", Tag: "life-path",
 	}, {
 		Name: manifest.RouteLifePath, Pattern: p + "/life-path/{number}", File: "api/public/life-path/{number}.json",
 		Check: manifest.CheckLifePathNumber, Error: manifest.ErrNumberNotFound,
@@ -42,6 +45,7 @@ func Routes() []manifest.Route {
 		Description: "Одно число жизненного пути целиком: 1–9, 11, 22, 33",
 		English:     "one life path number in full (1–9, 11, 22, 33)",
 		Example:     p + "/life-path/7",
+		OperationID: "getLifePath", Tag: "life-path",
 	}, {
 		Name: manifest.RouteMatrix, Pattern: p + "/matrix/{day}/{month}/{year}", File: "api/public/matrix/{day}/{month}/{year}.json",
 		Check: manifest.CheckDate, Error: manifest.ErrInvalidDate, RateLimited: true,
@@ -49,6 +53,7 @@ func Routes() []manifest.Route {
 		Description: fmt.Sprintf("Матрица судьбы для даты рождения с %d по %d год", rules.FirstYear, rules.LastYear),
 		English:     "the destiny matrix of a birth date, " + years,
 		Example:     p + "/matrix/15/5/1990",
+		OperationID: "getMatrix", Tag: "matrix",
 	}}
 }
 
