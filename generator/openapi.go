@@ -24,8 +24,10 @@ type obj = map[string]any
 // OpenAPI builds the OpenAPI 3.1 document of the API (/api/public/openapi.json). Schemas are
 // derived from the Go types of the bodies, headers from the header sets of EdgeConfig and
 // examples from real records and error bodies, so the document cannot drift from the tree.
-// The server is the site URL and the paths carry the /api/public prefix, because the index
-// route is the prefix itself.
+// It is made for clients: its paths are the operations they call (openapi_paths.go), and
+// what every path answers alike is said once, in the description. The server is the site
+// URL and the paths carry the /api/public prefix, because the index route is the prefix
+// itself.
 func (s *Site) OpenAPI() (obj, error) {
 	cfg, err := s.EdgeConfig()
 	if err != nil {
@@ -44,40 +46,28 @@ func (s *Site) OpenAPI() (obj, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := manifest.APIPrefix
 	doc := obj{
 		"openapi": OpenAPIVersion,
 		"info": obj{
-			"title":   s.Content.Site.Title,
-			"summary": "Числа жизненного пути и матрица судьбы в JSON: открытый API только для чтения.",
-			"description": "Публичный API только для чтения. Все ответы — заранее рассчитанный JSON в UTF-8 " +
-				"(кириллица без экранирования), неизменный и помеченный сильным ETag. Тексты на русском языке.\n\n" +
-				"* Методы: GET и HEAD (те же заголовки, без тела), OPTIONS — CORS preflight; на любой другой метод " +
-				"любой адрес под " + p + " отвечает 405 (components/responses/MethodNotAllowed).\n" +
-				"* Любой другой адрес под " + p + " отвечает 404 Not found (путь " + p + "/{path} и components/responses/NotFound); " +
-				b.scopeErrors() +
-				"* Один завершающий слеш допускается на всех маршрутах: у каждого пути есть вариант со слешем. " +
-				"Числовой сегмент — от 1 до 9 цифр, ведущие нули допустимы.\n" +
-				fmt.Sprintf("* Маршрут матрицы ограничен: %d запросов за %d секунд с одного IP (IPv6 — по сети /%d), "+
-					"считаются все методы, кроме OPTIONS; сверх лимита — 429 с Retry-After.\n",
-					b.cfg.RateLimit.Requests, b.cfg.RateLimit.WindowSeconds, b.cfg.RateLimit.IPv6Prefix) +
-				"* Данные — по лицензии Creative Commons «" + s.Content.Site.LicenseName + "» (CC BY 4.0): " +
-				"указывайте источник (поля attribution, attribution_html, suggested_citation).",
-			"version": manifest.APIVersion,
-			"contact": obj{"name": s.Content.Site.Publisher, "url": s.SiteURL + "/", "email": s.Content.Site.SupportEmail},
-			"license": obj{"name": "Creative Commons «" + s.Content.Site.LicenseName + "» (CC BY 4.0)", "identifier": LicenseHeader},
+			"title":       s.Content.Site.Title,
+			"summary":     "Числа жизненного пути и матрица судьбы в JSON: открытый API только для чтения.",
+			"description": b.description(),
+			"version":     manifest.APIVersion,
+			"contact":     obj{"name": s.Content.Site.Publisher, "url": s.SiteURL + "/", "email": s.Content.Site.SupportEmail},
+			"license":     obj{"name": "Creative Commons «" + s.Content.Site.LicenseName + "» (CC BY 4.0)", "identifier": LicenseHeader},
 		},
 		"externalDocs": obj{"description": "Документация и примеры", "url": s.SiteURL + "/"},
-		"servers":      []obj{{"url": s.SiteURL}},
+		"servers":      []obj{{"url": s.SiteURL, "description": "Сайт; пути API начинаются с " + manifest.APIPrefix}},
 		"security":     []any{}, // public: no route needs credentials
+		"tags":         tags(),
 		"paths":        paths,
 		"components": obj{
-			"schemas":    b.schemas,
-			"headers":    b.headers,
-			"responses":  responses,
-			"parameters": b.parameters(),
+			"schemas":   b.schemas,
+			"headers":   b.headers,
+			"responses": responses,
 		},
 	}
+	typeConsts(b.schemas)
 	return doc, nil
 }
 
@@ -144,32 +134,40 @@ func (b *openAPIBuilder) buildSchemas() error {
 	for _, v := range []any{LifePathRecord{}, LifePathItem{}, MatrixRecord{}, APIIndex{}, ErrorBody{}} {
 		schemaOf(reflect.TypeOf(v), b.schemas, extras)
 	}
-	// The error schema's name in the document is Error.
-	b.schemas["Error"] = b.schemas["ErrorBody"]
-	delete(b.schemas, "ErrorBody")
 	n := len(b.site.Content.LifePaths)
 	b.schemas["LifePathList"] = obj{
 		"type": "array", "items": ref("schemas", "LifePathItem"), "minItems": n, "maxItems": n,
 		"description": "12 чисел в порядке 1…9, 11, 22, 33",
 	}
 	// One schema per error: its exact text and status, so an answer with another error's
-	// body does not validate; only Number not found carries valid_numbers.
+	// body does not validate; only Number not found carries valid_numbers. Each extends
+	// ErrorBody, which keeps its Go name: a schema named Error would give generated
+	// TypeScript clients a type that shadows the global Error.
 	for _, e := range b.site.errorSpecs() {
+		props := obj{"error": obj{"const": e.body.Error}, "status": obj{"const": e.body.Status}}
 		sch := obj{
-			"allOf":      []any{ref("schemas", "Error")},
-			"properties": obj{"error": obj{"const": e.body.Error}, "status": obj{"const": e.body.Status}},
+			"allOf":      []any{ref("schemas", "ErrorBody")},
+			"properties": props,
+			"required":   []string{"error", "status"},
 		}
 		if e.body.ValidNumbers != nil {
-			sch["required"] = []string{"valid_numbers"}
-			sch["properties"].(obj)["valid_numbers"] = obj{"const": e.body.ValidNumbers}
+			sch["required"] = []string{"error", "status", "valid_numbers"}
+			props["valid_numbers"] = obj{"type": "array", "items": obj{"type": "integer"}, "const": e.body.ValidNumbers}
 		} else {
-			sch["not"] = obj{"required": []string{"valid_numbers"}}
+			props["valid_numbers"] = false // never present
 		}
 		b.schemas[errorSchema(e.key)] = sch
 	}
 	b.schemas["OpenAPIDocument"] = obj{
 		"type": "object", "required": []string{"openapi", "info", "paths"},
-		"properties":  obj{"openapi": obj{"const": OpenAPIVersion}},
+		"properties": obj{
+			"openapi": obj{"const": OpenAPIVersion},
+			"info": obj{
+				"type": "object", "required": []string{"title", "version"},
+				"properties": obj{"title": obj{"type": "string"}, "version": obj{"type": "string"}},
+			},
+			"paths": obj{"type": "object", "additionalProperties": obj{"type": "object"}},
+		},
 		"description": "Этот документ",
 	}
 	// Examples: real bodies, decoded from their exact bytes.
@@ -375,23 +373,41 @@ func (b *openAPIBuilder) buildResponses() (obj, error) {
 	return out, nil
 }
 
-func (b *openAPIBuilder) parameters() obj {
-	num := func(name, description string, example int) obj {
-		return obj{
-			"name": name, "in": "path", "required": true, "description": description,
-			"schema":  obj{"type": "string", "pattern": "^[0-9]{1,9}$"},
-			"example": strconv.Itoa(example),
+// typeConsts gives every schema with a const the type of its value, wherever it sits among
+// the schemas (examples aside): generators type a bare const as unknown or as a conflict.
+func typeConsts(v any) {
+	switch v := v.(type) {
+	case obj:
+		if c, ok := v["const"]; ok && v["type"] == nil {
+			v["type"] = jsonType(c)
+		}
+		for k, sub := range v {
+			if k != "examples" && k != "example" && k != "const" && k != "enum" {
+				typeConsts(sub)
+			}
+		}
+	case []any:
+		for _, sub := range v {
+			typeConsts(sub)
 		}
 	}
-	return obj{
-		catchAllParam: obj{
-			"name": "path", "in": "path", "required": true,
-			"description": "Любой сегмент, кроме маршрутов выше: ответ — 404 Not found",
-			"schema":      obj{"type": "string"}, "example": "nope",
-		},
-		"Number": num("number", "Число жизненного пути: 1–9, 11, 22 или 33 (1–9 цифр, ведущие нули допустимы). Другое число — 404 Number not found.", 7),
-		"Day":    num("day", "День месяца, 1–31 (1–9 цифр, ведущие нули допустимы)", 15),
-		"Month":  num("month", "Месяц, 1–12", 5),
-		"Year":   num("year", fmt.Sprintf("Год, %d–%d", rules.FirstYear, rules.LastYear), 1990),
+}
+
+// jsonType is the JSON Schema type of a Go value as it encodes.
+func jsonType(v any) string {
+	switch reflect.ValueOf(v).Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return "integer"
+	case reflect.Float64, reflect.Float32:
+		return "number"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.Map, reflect.Struct:
+		return "object"
 	}
+	panic(fmt.Sprintf("generator bug: no JSON type for the const %v", v))
 }
