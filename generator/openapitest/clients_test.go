@@ -1,13 +1,11 @@
 package openapitest
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -224,12 +222,8 @@ func buildNumerology(t *testing.T) string {
 func serve(t *testing.T, bin, tree string) string {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--dir", tree, "--addr", "127.0.0.1:0")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr testsupport.SyncBuffer
-	cmd.Stderr = &stderr
+	var stdout, stderr testsupport.SyncBuffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start numerology serve: %v", err)
 	}
@@ -237,24 +231,13 @@ func serve(t *testing.T, bin, tree string) string {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		_ = cmd.Wait()
 	})
-	addr := make(chan string, 1)
-	go func() {
-		re := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)` + regexp.QuoteMeta(manifest.APIPrefix))
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
-				break
-			}
+	re := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)` + regexp.QuoteMeta(manifest.APIPrefix))
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if m := re.FindStringSubmatch(stdout.String()); m != nil {
+			return m[1]
 		}
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
-	select {
-	case a := <-addr:
-		return a
-	case <-time.After(time.Minute):
-		t.Fatalf("numerology serve did not report its address; stderr: %s", stderr.String())
 	}
+	t.Fatalf("numerology serve did not report its address; stdout %q, stderr %q", stdout.String(), stderr.String())
 	return ""
 }
 
