@@ -12,7 +12,7 @@
 // The Node tests (test/*.test.mjs) and the HTTP shim (test/serve.mjs) both build on it.
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -399,9 +399,4 @@ export function windowEdit(seconds) {
     cfg.rate_limit.window_seconds = seconds;
     return Buffer.from(JSON.stringify(cfg));
   };
-}
-
-// statSize is the size of a tree file, for tests comparing bodies with the tree.
-export function statSize(tree, p) {
-  return statSync(path.join(tree, p)).size;
 }
