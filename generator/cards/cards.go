@@ -319,8 +319,9 @@ func wrap(fc font.Face, s string, width fixed.Int26_6, max int) (lines []string,
 }
 
 // units joins the words that Russian typography keeps on one line: a dash stays with the
-// word before it, and a word of one or two letters (a preposition or a conjunction: «и»,
-// «с», «на») with the word after it. A no-break space already holds its words together.
+// word before it, a word of one or two letters (a preposition or a conjunction: «и», «с»,
+// «на») and a number with the word after it. A no-break space already holds its words
+// together.
 func units(words []string) []string {
 	var out []string
 	glue := false // the previous word holds on to this one
@@ -330,9 +331,14 @@ func units(words []string) []string {
 		} else {
 			out = append(out, w)
 		}
-		glue = utf8.RuneCountInString(w) <= 2 && strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }) < 0
+		glue = utf8.RuneCountInString(w) <= 2 && all(w, unicode.IsLetter) || all(w, unicode.IsDigit)
 	}
 	return out
+}
+
+// all reports whether is holds for every rune of s.
+func all(s string, is func(rune) bool) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return !is(r) }) < 0
 }
 
 // isBreak reports whether a line may break at r. A no-break space is not a break.
