@@ -14,6 +14,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"github.com/opennumerology/numerology/generator/cards"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/rules"
 	"github.com/opennumerology/numerology/templates"
@@ -88,6 +89,7 @@ type pageData struct {
 	RateLimit   manifest.RateLimit
 	Routes      []routeDoc
 	Downloads   []Download
+	Card        shareCard // the page's share image, for og:image and twitter:image
 
 	// home
 	Errors          []errorDoc
@@ -175,6 +177,10 @@ type page struct {
 	// indexed pages are listed in sitemap.xml.
 	indexed bool
 	fill    func(d *pageData) error
+
+	// card is what the page's share card shows: its headline and, optionally, a mark;
+	// a page without one shares the home page's (generator/cards.go).
+	card cards.Card
 }
 
 // pages lists the site's HTML pages in the order they are written.
@@ -184,6 +190,7 @@ func (p *pageRenderer) pages() []page {
 	list := s.LifePathList()
 	out := []page{
 		{file: HomePage, template: "home.html", path: "/", indexed: true,
+			card:        cards.Card{Title: "Числа жизненного пути и матрица судьбы"},
 			title:       site + " — API чисел жизненного пути и матрицы судьбы",
 			description: "Бесплатный API на русском языке: числа жизненного пути и матрица судьбы для каждой даты рождения с 1900 по 2100 год. JSON, CORS, лицензия CC BY 4.0.",
 			fill: func(d *pageData) error {
@@ -195,6 +202,7 @@ func (p *pageRenderer) pages() []page {
 				return nil
 			}},
 		{file: LifePathListPage, template: "life-path-list.html", path: "/life-path", indexed: true,
+			card:        cards.Card{Title: "Числа жизненного пути"},
 			title:       "Числа жизненного пути — " + site,
 			description: "Двенадцать чисел жизненного пути: от 1 до 9 и мастер-числа 11, 22 и 33.",
 			fill:        func(d *pageData) error { d.LifePaths = list; return nil }},
@@ -204,11 +212,13 @@ func (p *pageRenderer) pages() []page {
 		out = append(out, page{file: LifePathPage(lp.Number), template: "life-path.html",
 			path: "/life-path/" + strconv.Itoa(lp.Number), indexed: true,
 			title:       fmt.Sprintf("Число жизненного пути %d — «%s» — %s", lp.Number, lp.Archetype, site),
+			card:        cards.Card{Title: fmt.Sprintf("Число жизненного пути %d — %s", lp.Number, lp.Archetype), Mark: strconv.Itoa(lp.Number)},
 			description: lp.ShortDescription,
 			fill:        func(d *pageData) error { p.fillLifePath(d, list, i); return nil }})
 	}
 	return append(out,
 		page{file: MatrixPage, template: "matrix.html", path: "/matrix", indexed: true,
+			card:        cards.Card{Title: "Матрица судьбы"},
 			title:       "Матрица судьбы — " + site,
 			description: "Матрица судьбы по дате рождения: 12 позиций и 22 старших аркана.",
 			fill: func(d *pageData) error {
@@ -219,6 +229,7 @@ func (p *pageRenderer) pages() []page {
 		// The details page shows any date through its query string and draws it in the browser:
 		// one URL per date would be 73,414 thin pages, so the sitemap leaves it out.
 		page{file: DetailsPage, template: "details.html", path: "/matrix/details",
+			card:        cards.Card{Title: "Расшифровка матрицы судьбы"},
 			title:       "Расшифровка матрицы судьбы — " + site,
 			description: "Матрица судьбы для выбранной даты рождения: 12 позиций с арканами и их значениями.",
 			fill: func(d *pageData) (err error) {
@@ -260,9 +271,14 @@ func (p *pageRenderer) render() ([]pageFile, error) {
 		return nil
 	}
 	pages := p.pages()
+	cardOf, cardFiles, err := p.shareCards(pages)
+	if err != nil {
+		return nil, err
+	}
 	for _, pg := range pages {
 		d := p.base
 		d.Title, d.Description, d.Path = pg.title, pg.description, pg.path
+		d.Card = cardOf(pg)
 		if pg.fill != nil {
 			if err := pg.fill(&d); err != nil {
 				return nil, err
@@ -294,7 +310,7 @@ func (p *pageRenderer) render() ([]pageFile, error) {
 			return nil, err
 		}
 	}
-	return out, nil
+	return append(out, cardFiles...), nil
 }
 
 // sitemap lists the indexed pages with absolute URLs (sitemaps.org protocol 0.9). The API
