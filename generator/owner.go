@@ -126,6 +126,9 @@ func checkReplaceable(out string, force bool) (lost []string, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, &RefusedError{Out: out, Reason: "it is a link; generate replaces only a real directory (give the directory the link points to)"}
+	}
 	if !fi.IsDir() {
 		return nil, &RefusedError{Out: out, Reason: "it is not a directory"}
 	}

@@ -184,6 +184,17 @@ func TestRefusesTreesItDidNotMake(t *testing.T) {
 			},
 			want: []string{"not a directory"},
 		},
+		{
+			name: "a link to a tree",
+			setup: func(t *testing.T, out string) {
+				tree := filepath.Join(filepath.Dir(out), "tree")
+				miniTree(t, tree)
+				if err := os.Symlink(tree, out); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want: []string{"it is a link"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

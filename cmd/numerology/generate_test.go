@@ -3,9 +3,12 @@ package main
 import (
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // mkfiles creates files (relative path → content) under dir.
@@ -157,4 +160,68 @@ func TestSiteURLLookalikes(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(dir, "out")); !os.IsNotExist(err) {
 		t.Errorf("a refused --site-url wrote the tree: %v", err)
 	}
+}
+
+// TestGenerateKilledAtAnyPoint kills a real generate process at points spread over its run
+// (writing, swapping, removing the previous tree) and runs generate again: the next run must
+// succeed and leave nothing of the killed one beside the tree, while the user's files and
+// folders beside it, named like generate's own, stay as they were.
+func TestGenerateKilledAtAnyPoint(t *testing.T) {
+	bin, err := exec.LookPath("numerology")
+	if err != nil {
+		t.Fatalf("the numerology test command is not in PATH: %v", err)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	mine := map[string]string{"mine.txt": "m", ".out.tmp-mine/a.txt": "a", ".out.oldish/b.txt": "b"}
+	mkfiles(t, dir, mine)
+	args := []string{"generate", "--out", out, "--years", "1999"}
+	start := time.Now()
+	if err := exec.Command(bin, args...).Run(); err != nil {
+		t.Fatalf("generate: %v", err)
+	}
+	full := time.Since(start)
+	const kills = 6
+	leftovers := 0 // folders the killed runs left, for the next run to remove
+	for i := range kills {
+		cmd := exec.Command(bin, args...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(full * time.Duration(i+1) / (kills + 1))
+		cmd.Process.Kill()
+		cmd.Wait()
+		for _, e := range mustReadDir(t, dir) {
+			if n := e.Name(); n == ".out.old" || strings.HasPrefix(n, ".out.tmp-") && n != ".out.tmp-mine" {
+				leftovers++
+			}
+		}
+		if code, _, stderr := run(t, args...); code != 0 {
+			t.Fatalf("kill %d: the next generate: exit %d: %s", i, code, stderr)
+		}
+		var beside []string
+		for _, e := range mustReadDir(t, dir) {
+			beside = append(beside, e.Name())
+		}
+		if want := []string{".out.oldish", ".out.tmp-mine", "mine.txt", "out"}; !slices.Equal(beside, want) {
+			t.Fatalf("kill %d: beside the tree: %v, want %v", i, beside, want)
+		}
+		checkFiles(t, userFiles(t, dir, mine))
+	}
+	if code, stdout, stderr := run(t, "verify", "--dir", out); code != 0 {
+		t.Fatalf("verify: exit %d: %s%s", code, stdout, stderr)
+	}
+	t.Logf("%d kills left %d folders to recover; a full run took %v", kills, leftovers, full)
+	if leftovers == 0 {
+		t.Errorf("no kill left anything to recover: the kills came too late (a full run took %v)", full)
+	}
+}
+
+func mustReadDir(t *testing.T, dir string) []fs.DirEntry {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return entries
 }
