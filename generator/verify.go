@@ -83,6 +83,22 @@ type verifier struct {
 	index    map[string]*manifest.File
 	mu       sync.Mutex
 	problems []VerifyProblem
+	dirs     sync.Map // folder (tree path) → whether it and its parents are real folders
+}
+
+// inTree reports whether the tree folder rel ("" for the root) and every folder above it are
+// real folders, not links, so that reading below it stays inside the tree.
+func (v *verifier) inTree(rel string) bool {
+	if rel == "" {
+		return true
+	}
+	if ok, seen := v.dirs.Load(rel); seen {
+		return ok.(bool)
+	}
+	fi, err := os.Lstat(filepath.Join(v.dir, filepath.FromSlash(rel)))
+	ok := (err != nil || fi.IsDir()) && v.inTree(pathDir(rel)) // a missing folder reads nothing
+	v.dirs.Store(rel, ok)
+	return ok
 }
 
 func (v *verifier) add(kind, path, format string, args ...any) {
@@ -178,7 +194,19 @@ func (v *verifier) checkFiles(ctx context.Context, onProgress func(done, total i
 }
 
 func (v *verifier) checkFile(f *manifest.File) {
-	b, err := os.ReadFile(filepath.Join(v.dir, filepath.FromSlash(f.Path)))
+	if !validTreePath(f.Path) {
+		v.add(ProblemInvalid, f.Path, "not a path inside the tree (not read)")
+		return
+	}
+	if !v.inTree(pathDir(f.Path)) {
+		v.add(ProblemInvalid, f.Path, "a folder on its path is a link or not a folder (not read: it may lead out of the tree)")
+		return
+	}
+	p := filepath.Join(v.dir, filepath.FromSlash(f.Path))
+	if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
+		return // walk reports it; a link is not read, it may lead out of the tree
+	}
+	b, err := os.ReadFile(p)
 	if err != nil {
 		if os.IsNotExist(err) {
 			v.add(ProblemMissing, f.Path, "listed in the manifest but not on disk")
