@@ -452,5 +452,3 @@ func randomPath(rnd *rand.Rand) string {
 	}
 	return strings.Join(segs, "/")
 }
-
-

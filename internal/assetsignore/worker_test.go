@@ -53,9 +53,9 @@ func TestWorkerFiles(t *testing.T) {
 func TestCheck(t *testing.T) {
 	tests := []struct {
 		name   string
-		extra  string                      // appended to the generated .assetsignore
+		extra  string                     // appended to the generated .assetsignore
 		change func(m *manifest.Manifest) // applied to the manifest
-		first  string                      // the first Missing's String, with LINE for the extra rule's line
+		first  string                     // the first Missing's String, with LINE for the extra rule's line
 		count  int
 	}{
 		{name: "the generated file"},
@@ -102,4 +102,3 @@ func TestCheck(t *testing.T) {
 		})
 	}
 }
-
