@@ -180,12 +180,12 @@ func (a *applier) uploadAssets(ctx context.Context) (string, error) {
 	a.logf("upload session: %d of %d files to upload in %d bucket(s)", countHashes(session.Buckets), len(a.p.Assets), len(session.Buckets))
 	// The buckets, a few at a time; the last one answers with the completion token.
 	completion := session.JWT
+	a.completionAt = a.sessionAt
 	if len(session.Buckets) > 0 {
 		if completion, err = a.uploadBuckets(ctx, session.JWT, session.Buckets); err != nil {
 			return "", err
 		}
 	}
-	a.completionAt = a.d.now()
 	a.res.SkippedFiles = len(a.p.Assets) - a.res.UploadedFiles
 	a.res.SkippedBytes = a.p.Bytes - a.res.UploadedBytes
 	return completion, nil
@@ -333,7 +333,7 @@ func (a *applier) uploadBuckets(ctx context.Context, uploadJWT string, buckets [
 				return
 			}
 			if jwt != "" {
-				completion = jwt
+				completion, a.completionAt = jwt, a.d.now()
 			}
 			a.res.UploadedFiles += files
 			a.res.UploadedBytes += size
