@@ -443,7 +443,7 @@ func (p *Plan) Write(w io.Writer) {
 		ignoreFile = "wrangler's defaults (the tree has no " + AssetsIgnoreFile + ")"
 	}
 	fmt.Fprintf(w, "  ignored    %s files, %s, by %s\n", humanize.Count(int64(p.Ignored)), humanize.Bytes(p.IgnoredBytes), ignoreFile)
-	fmt.Fprintf(w, "  reads      the worker reads %d files of the tree (edge.json, route files, month files): every one is uploaded\n", p.WorkerFiles)
+	fmt.Fprintf(w, "  reads      the worker reads %s files of the tree (edge.json, route files, month files): every one is uploaded\n", humanize.Count(int64(p.WorkerFiles)))
 	fmt.Fprintf(w, "  limits     Workers %s: %s of %s files; largest %s, %s of 25 MiB\n",
 		p.Limits.Plan, humanize.Count(int64(len(p.Assets))), humanize.Count(int64(p.Limits.MaxFiles)), p.Largest.File, humanize.Bytes(p.Largest.Size))
 	fmt.Fprintf(w, "  worker     %s: module %s (%s), compatibility date %s", p.ScriptName, wk.MainModule, humanize.Bytes(int64(len(wk.Script))), wk.CompatibilityDate)
