@@ -33,7 +33,8 @@ func TestWranglerUploadsWhatDeployUploads(t *testing.T) {
 		extra string // lines appended to the generated .assetsignore
 	}{
 		{"generated", ""},
-		{"more rules", "*.html\n!/index.html\n!life-path/3?.html\n/life-path/?.html\n/assets/*.js\nllms.txt\n**/life-path/22.json\n# /404.html\n/matrix/\n"},
+		{"more rules", "*.html\n!/index.html\n!life-path/3?.html\n/life-path/?.html\n/assets/*.js\nllms.txt\n**/life-path/22.html\n*.JSON.MAP\n# /404.html\n/matrix/\n"},
+		{"case, byte-order mark, trailing blanks", "\ufeff/INDEX.HTML\n/Life-Path/ \t\n*.CSS\n[!a]*.txt\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { compareUploads(t, tt.extra) })
