@@ -62,6 +62,7 @@ func Verify(ctx context.Context, dir string, onProgress func(done, total int)) (
 	}
 	v := &verifier{dir: dir, m: m, index: m.Index()}
 	v.checkRoutes()
+	v.checkWorkerAssets()
 	if err := v.walk(); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,114 @@
+package assetsignore
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/opennumerology/numerology/generator/manifest"
+)
+
+// Why a file the worker reads would be missing from a Workers upload.
+const (
+	MissingUnlisted = "unlisted" // the manifest does not list it, so no deploy uploads it
+	MissingIgnored  = "ignored"  // .assetsignore leaves it out
+	MissingEdge     = "edge"     // edge.json lacks what the worker reads from it
+)
+
+// Missing is one thing the worker reads that an upload of the tree would lack.
+type Missing struct {
+	Kind   string // MissingUnlisted, MissingIgnored or MissingEdge
+	File   string // the tree path (edge.json for MissingEdge)
+	Detail string // what is missing, for MissingEdge
+	Rule   *Rule  // the rule that leaves File out, for MissingIgnored
+}
+
+func (m Missing) String() string {
+	switch m.Kind {
+	case MissingUnlisted:
+		return m.File + " is not in the tree's manifest"
+	case MissingIgnored:
+		return m.File + " is left out by " + m.Rule.String()
+	}
+	return m.File + " " + m.Detail
+}
+
+// The errors every edge answers besides the routes' own: the worker reads their bodies
+// from edge.json whatever the route table says.
+var edgeErrors = []string{manifest.ErrNotFound, manifest.ErrMethodNotAllowed, manifest.ErrTooManyRequests, manifest.ErrInternal}
+
+// WorkerFiles returns the files of the tree the Cloudflare Worker reads, derived from the
+// manifest's edge config as the worker derives them from edge.json: edge.json itself; the
+// file of every route not answered from a packed month file, with its parameters filled in
+// with every value its check admits; and, for a route whose check is a date, the packed
+// month file of every year of the tree and month. Error bodies are no file of their own to
+// the worker: it answers them from edge.json. problems lists what of the edge config the
+// worker needs and lacks (an error body, a check it does not know).
+func WorkerFiles(m *manifest.Manifest) (files []string, problems []Missing) {
+	edge := &m.Edge
+	files = []string{manifest.EdgeFile}
+	bad := func(format string, args ...any) {
+		problems = append(problems, Missing{Kind: MissingEdge, File: manifest.EdgeFile, Detail: fmt.Sprintf(format, args...)})
+	}
+	for _, r := range edge.Routes {
+		params := r.Params()
+		switch {
+		case r.Check == manifest.CheckDate:
+			if !strings.Contains(edge.MatrixMonths, "{year}") || !strings.Contains(edge.MatrixMonths, "{month}") {
+				bad("has no matrix_months pattern with {year} and {month}, which route %s reads", r.Name)
+				continue
+			}
+			for _, y := range m.Years {
+				for mo := 1; mo <= 12; mo++ {
+					f := strings.ReplaceAll(edge.MatrixMonths, "{year}", strconv.Itoa(y))
+					files = append(files, strings.ReplaceAll(f, "{month}", strconv.Itoa(mo)))
+				}
+			}
+		case len(params) == 0:
+			files = append(files, r.File)
+		case r.Check == manifest.CheckLifePathNumber && len(params) == 1:
+			for _, n := range edge.ValidNumbers {
+				files = append(files, strings.ReplaceAll(r.File, "{"+params[0]+"}", strconv.Itoa(n)))
+			}
+		default:
+			bad("gives route %s the check %q, which the worker does not know", r.Name, r.Check)
+		}
+	}
+	keys := slices.Clone(edgeErrors)
+	for _, r := range edge.Routes {
+		if r.Error != "" && !slices.Contains(keys, r.Error) {
+			keys = append(keys, r.Error)
+		}
+	}
+	for _, k := range keys {
+		if e, ok := edge.Errors[k]; !ok || e.Body == "" {
+			bad("has no body for the error %s, which the worker answers", k)
+		}
+	}
+	return files, problems
+}
+
+// Check returns, in the order of WorkerFiles, everything the worker reads that a Workers
+// upload of the tree described by m would lack when ig decides what is left out: files
+// the manifest does not list, files ig ignores (with the rule) and the problems of the
+// edge config. The error is the matcher's (ErrTooMuchWork).
+func Check(m *manifest.Manifest, ig *Matcher) ([]Missing, error) {
+	files, problems := WorkerFiles(m)
+	listed := m.Index()
+	var out []Missing
+	for _, f := range files {
+		if listed[f] == nil {
+			out = append(out, Missing{Kind: MissingUnlisted, File: f})
+			continue
+		}
+		r, err := ig.Why(f)
+		if err != nil {
+			return nil, err
+		}
+		if r != nil {
+			out = append(out, Missing{Kind: MissingIgnored, File: f, Rule: r})
+		}
+	}
+	return append(out, problems...), nil
+}
