@@ -58,9 +58,10 @@ var exitTable = []exitRow{
 		var (
 			t *cloudflare.TreeError
 			w *cloudflare.WorkerFilesError
+			p *problemsError
 		)
 		return !errors.Is(err, manifest.ErrNoManifest) &&
-			(errors.Is(err, manifest.ErrInvalid) || errors.Is(err, manifest.ErrMismatch) || errors.As(err, &t) && t.Mismatch || errors.As(err, &w))
+			(errors.Is(err, manifest.ErrInvalid) || errors.Is(err, manifest.ErrMismatch) || errors.As(err, &t) && t.Mismatch || errors.As(err, &w) || errors.As(err, &p))
 	}},
 	{exitIO, "the output cannot be written, or the input tree cannot be read (no manifest.json: generate first)", func(err error) bool {
 		var (

@@ -159,7 +159,7 @@ func loadSite(dir, siteURL string) (*generator.Site, error) {
 	}
 	c, err := generator.LoadContent(fsys, label)
 	if err != nil {
-		return nil, withCode(exitContent, err)
+		return nil, err // content.Errors: exit 3 by exitTable
 	}
 	site, err := generator.NewSite(c, siteURL)
 	if err != nil {

@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// codedError marks an error of no kind with the exit code it should produce (problems
-// verify found, a listener that cannot open); exitTable gives every error kind its code,
+// codedError marks an error of no kind with the exit code it should produce (an archive
+// that cannot be read, a listener that cannot open); exitTable gives every error kind its code,
 // and a kind wins over a mark.
 type codedError struct {
 	code int
@@ -34,6 +34,17 @@ type usageError struct{ err error }
 
 func (e *usageError) Error() string { return e.err.Error() }
 func (e *usageError) Unwrap() error { return e.err }
+
+// problemsError is the kind of a check that ran to the end and found problems (verify of a
+// tree or an archive); the problems themselves are printed before it.
+type problemsError struct {
+	what string
+	n    int
+}
+
+func (e *problemsError) Error() string {
+	return fmt.Sprintf("verify %s: %d problem(s) found", e.what, e.n)
+}
 
 // usageErrorf reports a bad command line.
 func usageErrorf(format string, args ...any) error {

@@ -67,7 +67,7 @@ func runVerify(ctx context.Context, cmd *cobra.Command, opts *verifyOptions) err
 		fmt.Fprintln(out, p)
 	}
 	if n := len(res.Problems); n > 0 {
-		return withCode(exitVerify, fmt.Errorf("verify %s: %d problem(s) found", opts.dir, n))
+		return &problemsError{what: opts.dir, n: n}
 	}
 	fmt.Fprintf(out, "verified %s files, %s in %.1fs: %s matches its manifest\n",
 		humanize.Count(int64(res.Manifest.Counts.Files)), humanize.Bytes(res.Manifest.Counts.Bytes), time.Since(start).Seconds(), opts.dir)
@@ -90,7 +90,7 @@ func runVerifyArchive(ctx context.Context, cmd *cobra.Command, file string) erro
 		fmt.Fprintln(out, p)
 	}
 	if n := len(rep.Problems); n > 0 {
-		return withCode(exitVerify, fmt.Errorf("verify %s: %d problem(s) found", file, n))
+		return &problemsError{what: file, n: n}
 	}
 	fmt.Fprintf(out, "verified %s files in %.1fs: %s matches its SHA256SUMS and datapackage.json\n",
 		humanize.Count(int64(rep.Files)), time.Since(start).Seconds(), file)
