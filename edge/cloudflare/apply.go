@@ -219,6 +219,7 @@ func (a *applier) openSession(ctx context.Context) (*workers.ScriptAssetUploadNe
 	if session.JWT == "" {
 		// Without a token nothing can be uploaded, and with no bucket it is the completion
 		// token the script upload needs (wrangler stops here too).
+		//lint:ignore ST1005 the message starts with a proper noun
 		return nil, errors.New("Cloudflare answered the upload session without a token: nothing can be uploaded or attached to the version; run deploy again (nothing went live)")
 	}
 	a.sessionAt = a.d.now()
@@ -352,6 +353,7 @@ func (a *applier) uploadBuckets(ctx context.Context, uploadJWT string, buckets [
 		return "", err
 	}
 	if completion == "" {
+		//lint:ignore ST1005 the message starts with a proper noun
 		return "", errors.New("Cloudflare accepted every bucket but sent no completion token; run deploy again")
 	}
 	a.red.add(completion)
@@ -372,6 +374,7 @@ func (a *applier) uploadBucket(ctx context.Context, uploadJWT string, i, n int, 
 	for _, h := range bucket {
 		as := byHash[h]
 		if as == nil {
+			//lint:ignore ST1005 the message starts with a proper noun
 			return "", 0, 0, fmt.Errorf("Cloudflare asked for hash %s, which is not in the manifest", h)
 		}
 		content, err := a.readAsset(as)

@@ -56,7 +56,6 @@ type archiveCheck struct {
 	files    map[string]archFile
 	keep     map[string][]byte // SHA256SUMS and datapackage.json
 	broken   map[string]bool   // files already reported as unreadable
-	onFile   func()
 	progress func(done, total int)
 	total    int
 }
