@@ -24,15 +24,22 @@ func newBodyCache(budget int64) *bodyCache {
 	return &bodyCache{budget: budget}
 }
 
-// put keeps body in e if it fits and no invalidation happened since gen was read, before
+// cachedBody is a body kept in memory, with the identity and path of the file it was read
+// from, checked before each answer.
+type cachedBody struct {
+	body []byte
+	id   fileID
+	path string
+}
+
+// put keeps a body in e if it fits and no invalidation happened since gen was read, before
 // the body was.
-func (c *bodyCache) put(e *entry, body []byte, gen uint64) {
-	n := int64(len(body))
+func (c *bodyCache) put(e *entry, p *cachedBody, gen uint64) {
+	n := int64(len(p.body))
 	if c.used.Add(n) > c.budget {
 		c.used.Add(-n)
 		return
 	}
-	p := &body
 	if !e.cached.CompareAndSwap(nil, p) {
 		c.used.Add(-n)
 		return
@@ -48,7 +55,7 @@ func (c *bodyCache) put(e *entry, body []byte, gen uint64) {
 func (c *bodyCache) remove(e *entry) {
 	c.gen.Add(1)
 	if old := e.cached.Swap(nil); old != nil {
-		c.used.Add(-int64(len(*old)))
+		c.used.Add(-int64(len(old.body)))
 	}
 }
 

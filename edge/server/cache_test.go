@@ -23,7 +23,7 @@ func TestBodyCacheBudget(t *testing.T) {
 			entries := make([]*entry, tt.bodies)
 			for i := range entries {
 				entries[i] = &entry{path: "api/public/matrix/" + strconv.Itoa(i) + ".json"}
-				c.put(entries[i], make([]byte, tt.size), c.gen.Load())
+				c.put(entries[i], &cachedBody{body: make([]byte, tt.size)}, c.gen.Load())
 				if got := c.size(); got > tt.budget {
 					t.Fatalf("after %d bodies the cache holds %d bytes, budget %d", i+1, got, tt.budget)
 				}
@@ -55,7 +55,7 @@ func TestBodyCacheStaleRead(t *testing.T) {
 	e := &entry{path: "a"}
 	gen := c.gen.Load()
 	c.remove(&entry{path: "b"}) // a file changes while e's body is being read
-	c.put(e, []byte("old"), gen)
+	c.put(e, &cachedBody{body: []byte("old")}, gen)
 	if e.cached.Load() != nil {
 		t.Error("a body read before an invalidation was kept")
 	}

@@ -10,7 +10,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -24,6 +23,7 @@ import (
 	"time"
 
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/internal/contract"
 )
 
 // Options configures a Handler.
@@ -67,9 +67,11 @@ type Handler struct {
 	ipv6Bits   int
 	log        *slog.Logger
 	accessLog  bool
-	// open opens a tree file by its path relative to the tree; tests wrap it to watch
-	// that nothing outside the manifest is read.
-	open func(name string) (*os.File, error)
+	// open opens a file of a tree by its path relative to the tree; tests wrap it to
+	// watch that nothing outside the manifest is read.
+	open func(t *tree, name string) (*os.File, error)
+	// slots bounds the tree files open at once (FileSlots).
+	slots chan struct{}
 	// reloads counts the trees loaded after the first; tests wait on it.
 	reloads  atomic.Int64
 	reloadMu sync.Mutex
@@ -99,11 +101,13 @@ func New(opts Options) (*Handler, error) {
 		log:        opts.Logger,
 		accessLog:  opts.AccessLog && opts.Logger != nil,
 		stopWatch:  func() {},
+		open:       (*tree).openFile,
+		slots:      make(chan struct{}, FileSlots),
 	}
-	h.open = func(name string) (*os.File, error) { return os.Open(h.dir + "/" + name) }
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
+	t.open(opts.Dir, h.log)
 	if h.ipv6Bits <= 0 || h.ipv6Bits > 128 {
 		h.ipv6Bits = 64
 	}
@@ -230,36 +234,34 @@ func (h *Handler) serveRecord(w http.ResponseWriter, r *http.Request, t *tree, r
 // errChanged reports a file whose content is not the one its manifest lists.
 var errChanged = errors.New("differs from the manifest's sha256 and size (regenerate the tree)")
 
-// body returns the content of a tree file, from the cache when it holds it. A body read
-// from disk is returned only when its size and sha256 are the manifest's, so the ETag
-// answered with it is always its own (errChanged otherwise).
+// body returns the content of a tree file, from the cache when it holds it and the file is
+// still the one it was read from. A body read from disk is returned only when its size and
+// sha256 are the manifest's, so the ETag answered with it is always its own (errChanged
+// otherwise); nothing is allocated from the manifest's size before the file's own size
+// agrees with it.
 func (h *Handler) body(t *tree, e *entry) ([]byte, error) {
 	var gen uint64
 	if t.cache != nil {
-		if b := e.cached.Load(); b != nil {
-			return *b, nil
+		if c := e.cached.Load(); c != nil {
+			// A write through mmap reaches no file watch: the file's identity tells.
+			if id, err := statID(c.path); err == nil && id == c.id {
+				return c.body, nil
+			}
+			t.cache.remove(e)
 		}
 		gen = t.cache.gen.Load()
 	}
-	b := make([]byte, e.size+1)
-	f, err := h.open(e.path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	n, err := io.ReadFull(f, b)
+	b, id, err := h.readWhole(t, e.path, min(e.size, contract.MaxAssetSize))
 	switch {
-	case int64(n) != e.size || err == nil:
+	case errors.Is(err, errTooLarge):
 		return nil, fmt.Errorf("%s: %w", e.path, errChanged)
-	case err != io.ErrUnexpectedEOF && err != io.EOF:
+	case err != nil:
 		return nil, err
-	}
-	b = b[:n:n]
-	if sha256.Sum256(b) != e.sum {
+	case int64(len(b)) != e.size || sha256.Sum256(b) != e.sum:
 		return nil, fmt.Errorf("%s: %w", e.path, errChanged)
 	}
 	if t.cache != nil {
-		t.cache.put(e, b, gen)
+		t.cache.put(e, &cachedBody{body: b, id: id, path: h.dir + "/" + e.path}, gen)
 	}
 	return b, nil
 }

@@ -3,7 +3,10 @@ package server
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
+	"log/slog"
 	"net/http"
 	"os"
 	"strconv"
@@ -18,10 +21,15 @@ import (
 // mixes two trees in one answer.
 type tree struct {
 	files  map[string]*entry
-	sums   map[string]string  // sha256 of the files too large to hash on each request
 	routed map[fileKey]*entry // the route files, by what the router matches
 	router *router
 	cache  *bodyCache
+	// root is the tree's folder: every file is opened through it (see files.go).
+	root *os.Root
+	// static holds what was read of the static files (see static.go).
+	static staticFiles
+	// rules are the tree's _headers rules, applied to every static answer.
+	rules headerRules
 
 	hdr200, hdr304, preflight http.Header
 	errs                      map[string]*errorAnswer
@@ -33,7 +41,7 @@ type tree struct {
 
 // entry is what the handler keeps of one file of the manifest.
 type entry struct {
-	cached atomic.Pointer[[]byte] // the cached body, nil when not cached
+	cached atomic.Pointer[cachedBody] // nil when not cached
 	path   string
 	size   int64
 	sum    [sha256.Size]byte // the manifest's sha256: a body read is answered only if it matches
@@ -81,7 +89,6 @@ func newTree(m *manifest.Manifest, cacheBytes int64) (*tree, error) {
 	}
 	t := &tree{
 		files:     make(map[string]*entry, len(m.Files)),
-		sums:      map[string]string{},
 		routed:    make(map[fileKey]*entry, len(m.Files)),
 		router:    rt,
 		cache:     newBodyCache(cacheBytes),
@@ -99,9 +106,6 @@ func newTree(m *manifest.Manifest, cacheBytes int64) (*tree, error) {
 			return nil, fmt.Errorf("%w: %s: bad sha256 %q", ErrMismatch, f.Path, f.SHA256)
 		}
 		t.files[f.Path] = e
-		if f.Size > maxHashedStatic {
-			t.sums[f.Path] = f.SHA256
-		}
 		if key, ok := rt.fileKeyOf(f.Path); ok {
 			t.routed[key] = e
 		}
@@ -124,6 +128,34 @@ func newTree(m *manifest.Manifest, cacheBytes int64) (*tree, error) {
 	}
 	return t, nil
 }
+
+// open opens the tree's folder and reads its _headers rules. A folder that cannot be opened
+// leaves every file unreadable (500 for the routes, a log line for each).
+func (t *tree) open(dir string, log *slog.Logger) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		log.Error("open the tree's folder", "dir", dir, "err", err)
+		return
+	}
+	t.root = root
+	if _, ok := t.files[manifest.HeadersFile]; !ok {
+		return
+	}
+	b, err := fs.ReadFile(root.FS(), manifest.HeadersFile)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		log.Warn("read _headers: static answers go without its headers", "err", err)
+	case len(b) > maxHeadersFile:
+		log.Warn("_headers is too large: static answers go without its headers", "bytes", len(b))
+	default:
+		t.rules = parseHeaderRules(string(b))
+	}
+}
+
+// maxHeadersFile bounds the _headers file read: 100 rules of a few lines of at most 2,000
+// characters are far below it.
+const maxHeadersFile = 1 << 20
 
 // uncache drops the cached body of a tree file.
 func (t *tree) uncache(name string) {
