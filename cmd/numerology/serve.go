@@ -19,9 +19,11 @@ import (
 	"github.com/opennumerology/numerology/internal/humanize"
 )
 
-// Server timeouts against slow clients; every answer is small and precomputed.
+// Server timeouts against slow clients; every answer is small and precomputed. A client
+// sends its request at once: one that takes seconds over its header is slow or hostile,
+// and once the connection limit is reached it is the first to be closed anyway.
 const (
-	readHeaderTimeout = 5 * time.Second
+	readHeaderTimeout = 3 * time.Second
 	readTimeout       = 10 * time.Second
 	writeTimeout      = 30 * time.Second // downloads may be tens of MB on a slow link
 	idleTimeout       = 120 * time.Second
@@ -48,9 +50,9 @@ type serveOptions struct {
 // proxied API needs, and about 80 MB of connection buffers at worst.
 const defaultMaxConns = 4096
 
-// reservedFiles are the descriptors kept free of connections for the tree's files, the
-// watches and the listener.
-const reservedFiles = 256
+// reservedFiles are the descriptors kept free of connections (server.ReservedFiles): the
+// tree's files, the watches, the listener.
+const reservedFiles = server.ReservedFiles
 
 // maxConnsFor is --max-conns, or its default below the process's descriptor limit.
 func maxConnsFor(flag, fileLimit int) int {
@@ -83,8 +85,10 @@ serve follows its tree: when generate swaps in a regenerated tree (or pack rewri
 manifest), serve loads the new manifest and switches to it without a restart; every body
 is answered with the ETag of its own bytes.
 
-At most --max-conns connections are held open; when the limit is reached, idle keep-alive
-connections are closed first and new ones wait, and a line is logged.
+At most --max-conns connections are held open; when the limit is reached, connections
+that have sent no request for a second and then idle keep-alive ones are closed for new
+clients, and a line is logged. Files of the tree are held open only while they are read,
+at most 64 at once, so connections and files stay within the descriptor limit.
 The limit and window default to the manifest's (60 per 60s); --rate-limit 0 turns it off.
 
 SIGINT or SIGTERM stops accepting connections and lets requests in flight finish.`,
@@ -106,7 +110,7 @@ SIGINT or SIGTERM stops accepting connections and lets requests in flight finish
 	f.IntVar(&opts.rateClients, "rate-clients", server.DefaultRateClients, "most clients the rate limiter tracks at once (bounds its memory)")
 	f.BoolVar(&opts.accessLog, "access-log", false, "log every request to stderr")
 	f.IntVar(&opts.cacheMB, "cache-mb", 160, "MiB of API bodies kept in memory (the full tree's are about 136); 0 reads each answer from disk")
-	f.IntVar(&opts.maxConns, "max-conns", 0, fmt.Sprintf("most connections held open; idle keep-alive ones are closed first when it is reached (0: %d, or less below the descriptor limit)", defaultMaxConns))
+	f.IntVar(&opts.maxConns, "max-conns", 0, fmt.Sprintf("most connections held open; silent and idle ones are closed for new clients when it is reached (0: %d, or less below the descriptor limit)", defaultMaxConns))
 	return cmd
 }
 

@@ -156,8 +156,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength != 0 {
 		// No route reads a body. Closing the connection after the answer spares net/http
 		// reading the body first, which for a body that never comes held the answer
-		// until ReadTimeout.
+		// until ReadTimeout; the past read deadline keeps net/http from waiting for the
+		// body after the answer too (it drains a small one to keep the connection), so
+		// the connection's slot is free at once.
 		w.Header()["Connection"] = []string{"close"}
+		http.NewResponseController(w).SetReadDeadline(time.Unix(1, 0))
 	}
 	t := h.cur.Load()
 	p := rawPath(r)
