@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -109,7 +108,7 @@ SIGINT or SIGTERM stops accepting connections and lets requests in flight finish
 	f.DurationVar(&opts.rateWindow, "rate-window", time.Minute, "the rate limit's sliding window; when not given, the manifest's")
 	f.IntVar(&opts.rateClients, "rate-clients", server.DefaultRateClients, "most clients the rate limiter tracks at once (bounds its memory)")
 	f.BoolVar(&opts.accessLog, "access-log", false, "log every request to stderr")
-	f.IntVar(&opts.cacheMB, "cache-mb", 160, "MiB of API bodies kept in memory (the full tree's are about 136); 0 reads each answer from disk")
+	f.IntVar(&opts.cacheMB, "cache-mb", 64, "MiB of memory for the API's bodies, kept compactly (the full tree's take about 20); 0 reads each answer from disk")
 	f.IntVar(&opts.maxConns, "max-conns", 0, fmt.Sprintf("most connections held open; silent and idle ones are closed for new clients when it is reached (0: %d, or less below the descriptor limit)", defaultMaxConns))
 	return cmd
 }
@@ -140,7 +139,6 @@ func runServe(ctx context.Context, cmd *cobra.Command, opts *serveOptions) error
 		return withCode(exitVerify, fmt.Errorf("serve %s: %w", opts.dir, err))
 	}
 	defer h.Close()
-	setMemoryLimit(opts.cacheMB)
 	setProcs()
 	files, years := len(m.Files), len(m.Years)
 	m = nil // the handler keeps what it needs; let the file list go
@@ -206,24 +204,11 @@ func loadServedTree(dir string) (*manifest.Manifest, error) {
 
 // setProcs runs the server with twice as many Ps as CPUs unless GOMAXPROCS is set. The
 // server shares its CPUs with the kernel's network stack and other processes; when the OS
-// deschedules a thread that holds runnable goroutines, spare Ps keep answering. Measured
-// with make bench-serve's load on 2 CPUs: 1.15–1.2× the requests/s and 0.75× the p99 of the
-// default (docs/serve.md).
+// deschedules a thread that holds runnable goroutines, spare Ps keep answering
+// (docs/serve.md, "Benchmark", has the measurements).
 func setProcs() {
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(2 * runtime.NumCPU())
-	}
-}
-
-// setMemoryLimit gives the collector a soft limit sized to the body cache.
-func setMemoryLimit(cacheMB int) {
-	if cacheMB > 0 && os.Getenv("GOMEMLIMIT") == "" {
-		// The cache is long-lived heap; without a limit the collector would let the heap
-		// grow to twice it before collecting. The rest of the live heap (the file index,
-		// requests in flight) is ~40 MB: 120 MB of room keeps the collector from running
-		// several times a second under load (80 MB of room cost p99 1.13× nginx's, 120 MB
-		// 0.81×), and peak RSS stays under 300 MB.
-		debug.SetMemoryLimit(int64(cacheMB)<<20 + 120<<20)
 	}
 }
 

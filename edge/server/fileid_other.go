@@ -10,9 +10,12 @@ func fileIDOf(fi os.FileInfo) fileID {
 	return fileID{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
 }
 
-// statID is the identity of the file at path, following symlinks.
-func statID(path string) (fileID, error) {
-	fi, err := os.Stat(path)
+// statFile is the identity of a file of the tree, following symlinks.
+func (t *tree) statFile(name string) (fileID, error) {
+	if t.dir == nil {
+		return fileID{}, errNoFolder
+	}
+	fi, err := os.Stat(t.dir.Name() + "/" + name)
 	if err != nil {
 		return fileID{}, err
 	}

@@ -34,11 +34,14 @@ type fileID struct {
 	mtime, ctime int64 // nanoseconds
 }
 
+// errNoFolder reports a tree whose folder could not be opened.
+var errNoFolder = errors.New("the tree's folder could not be opened")
+
 // openFile opens a file of the tree for reading; the caller holds a slot (see slot). A
 // path that leaves the tree, through ".." or a symlink, fails ("path escapes from parent").
 func (t *tree) openFile(name string) (*os.File, error) {
 	if t.root == nil {
-		return nil, fmt.Errorf("open %s: the tree's folder could not be opened", name)
+		return nil, fmt.Errorf("open %s: %w", name, errNoFolder)
 	}
 	return t.root.Open(name)
 }

@@ -201,7 +201,9 @@ func (h *Handler) serveRecord(w http.ResponseWriter, r *http.Request, t *tree, r
 		writeError(w, r, t, manifest.ErrInternal)
 		return
 	}
-	body, err := h.body(t, e)
+	buf := bodyBufs.Get().(*[]byte)
+	defer bodyBufs.Put(buf)
+	body, err := h.body(t, e, *buf)
 	if errors.Is(err, errChanged) || errors.Is(err, fs.ErrNotExist) {
 		if nt := h.refresh(t); nt != t {
 			// The tree was regenerated: answer from the new one, routed by its own table.
@@ -238,36 +240,55 @@ func (h *Handler) serveRecord(w http.ResponseWriter, r *http.Request, t *tree, r
 var errChanged = errors.New("differs from the manifest's sha256 and size (regenerate the tree)")
 
 // body returns the content of a tree file, from the cache when it holds it and the file is
-// still the one it was read from. A body read from disk is returned only when its size and
-// sha256 are the manifest's, so the ETag answered with it is always its own (errChanged
-// otherwise); nothing is allocated from the manifest's size before the file's own size
-// agrees with it.
-func (h *Handler) body(t *tree, e *entry) ([]byte, error) {
+// still the one it was read from (a body stored against a dictionary is decoded into buf).
+// A body read from disk is returned only when its size and sha256 are the manifest's, so
+// the ETag answered with it is always its own (errChanged otherwise).
+func (h *Handler) body(t *tree, e *entry, buf []byte) ([]byte, error) {
 	var gen uint64
 	if t.cache != nil {
-		if c := e.cached.Load(); c != nil {
+		if c, ok := t.cache.get(e); ok {
 			// A write through mmap reaches no file watch: the file's identity tells.
-			if id, err := statID(c.path); err == nil && id == c.id {
-				return c.body, nil
+			if id, err := t.statFile(e.path); err == nil && id == c.id {
+				if b := c.body(buf); len(b) == c.size {
+					return b, nil
+				}
 			}
 			t.cache.remove(e)
 		}
 		gen = t.cache.gen.Load()
 	}
-	b, id, err := h.readWhole(t, e.path, min(e.size, contract.MaxAssetSize))
-	switch {
-	case errors.Is(err, errTooLarge):
-		return nil, fmt.Errorf("%s: %w", e.path, errChanged)
-	case err != nil:
+	b, id, err := h.readRecord(t, e)
+	if err != nil {
 		return nil, err
-	case int64(len(b)) != e.size || sha256.Sum256(b) != e.sum:
-		return nil, fmt.Errorf("%s: %w", e.path, errChanged)
 	}
 	if t.cache != nil {
-		t.cache.put(e, &cachedBody{body: b, id: id, path: h.dir + "/" + e.path}, gen)
+		t.cache.put(e, id, b, gen, func(s *entry) []byte {
+			b, _, _ := h.readRecord(t, s)
+			return b
+		})
 	}
 	return b, nil
 }
+
+// readRecord reads a tree file whose size and sha256 must be the manifest's (errChanged
+// otherwise). Nothing is allocated from the manifest's size before the file's own size
+// agrees with it.
+func (h *Handler) readRecord(t *tree, e *entry) ([]byte, fileID, error) {
+	b, id, err := h.readWhole(t, e.path, min(e.size, contract.MaxAssetSize))
+	switch {
+	case errors.Is(err, errTooLarge):
+		return nil, id, fmt.Errorf("%s: %w", e.path, errChanged)
+	case err != nil:
+		return nil, id, err
+	case int64(len(b)) != e.size || sha256.Sum256(b) != e.sum:
+		return nil, id, fmt.Errorf("%s: %w", e.path, errChanged)
+	}
+	return b, id, nil
+}
+
+// bodyBufs are the buffers cached bodies are decoded into, one per answer in flight; a body
+// that does not fit gets a buffer of its own.
+var bodyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
 
 // etagOf is the strong ETag of body.
 func etagOf(body []byte) []string {

@@ -300,7 +300,7 @@ type staticFile struct {
 // staticFile returns a static file as it is now: what was read of it when the file is
 // unchanged since, else what is read of it again.
 func (h *Handler) staticFile(t *tree, name string) (*staticFile, error) {
-	if id, err := statID(h.dir + "/" + name); err == nil {
+	if id, err := t.statFile(name); err == nil {
 		t.static.mu.Lock()
 		sf := t.static.files[name]
 		t.static.mu.Unlock()
