@@ -19,13 +19,13 @@ const DefaultRateClients = 100_000
 //
 // Memory is bounded: at most MaxClients clients are tracked, each taking about 190 bytes
 // (a slot holding its first few timestamps, and its index entry), plus a ring of Limit
-// timestamps of 8 bytes for a client that sends more. A client whose newest request is older than the window is
-// forgotten when its shard is swept (at most once per window per shard) or when the table
-// needs room. When a shard is full, a new client takes the slot of an expired client, or
-// else of the first client not seen again since it came or since the clock hand last
-// passed it (CLOCK, an approximation of least recently used); so an attacker with more addresses than
-// MaxClients can reset the counters of others: that is the price of the bound. The table
-// holds no pointers but the rings, so the collector hardly scans it.
+// timestamps of 8 bytes for a client that sends more. A client whose newest request is
+// older than the window is forgotten when its shard is swept (at most once per window per
+// shard) or when the table needs room. When a shard is full, a new client takes the slot of
+// an expired client, or else of the first client not seen again since it came or since the
+// clock hand last passed it (CLOCK, an approximation of least recently used); so an
+// attacker with more addresses than MaxClients can reset the counters of others: that is
+// the price of the bound. The table holds no pointers, so the collector does not scan it.
 type Limiter struct {
 	limit    int
 	window   int64 // nanoseconds
@@ -42,6 +42,8 @@ type limiterShard struct {
 	slots     []clientSlot       // up to perShard
 	free      []int32            // slots of forgotten clients
 	hand      int                // the CLOCK hand over slots
+	rings     []int64            // the rings of busy clients, limit timestamps each
+	freeRings []int32            // rings of forgotten clients
 	lastSweep int64
 }
 
@@ -50,16 +52,17 @@ const inlineTimes = 4
 
 // clientSlot holds the times of the admitted requests of one client in the last window, as
 // nanoseconds since the limiter's base time, in admission order: in inline while there are
-// at most inlineTimes, then in ring. Once limit times are held, head indexes the oldest.
+// at most inlineTimes, then in a ring of the shard's rings (ring is its index plus one).
+// Once limit times are held, head indexes the oldest.
 type clientSlot struct {
 	key    [16]byte
 	last   int64
 	n      int32
 	head   int32
+	ring   int32
 	used   bool
 	seen   bool // since the clock hand last passed
 	inline [inlineTimes]int64
-	ring   []int64
 }
 
 // NewLimiter returns a limiter admitting limit requests per window per client, tracking at
@@ -124,32 +127,31 @@ func (l *Limiter) Allow(client netip.Addr) (ok bool, retryAfter int) {
 	// fresh ones) make room for each other before clients that come back.
 	c.seen = ok
 	c.last = now
-	if wait := c.admit(now, l.window, l.limit); wait > 0 {
+	if wait := s.admit(c, now, l.window, l.limit); wait > 0 {
 		return false, int((wait + int64(time.Second) - 1) / int64(time.Second))
 	}
 	return true, 0
 }
 
-// admit records a request at now and returns 0, or when limit requests were admitted in
-// the window before now, how long until the oldest leaves it.
-func (c *clientSlot) admit(now, window int64, limit int) int64 {
+// admit records a request of c at now and returns 0, or when limit requests were admitted
+// in the window before now, how long until the oldest leaves it.
+func (s *limiterShard) admit(c *clientSlot, now, window int64, limit int) int64 {
 	if int(c.n) < limit {
-		switch {
-		case int(c.n) < inlineTimes:
+		if int(c.n) < inlineTimes {
 			c.inline[c.n] = now
-		default:
-			if c.ring == nil {
-				c.ring = make([]int64, limit)
-				copy(c.ring, c.inline[:])
+		} else {
+			if c.ring == 0 {
+				c.ring = s.newRing(limit)
+				copy(s.ring(c, limit), c.inline[:])
 			}
-			c.ring[c.n] = now
+			s.ring(c, limit)[c.n] = now
 		}
 		c.n++
 		return 0
 	}
-	times := c.ring
-	if times == nil {
-		times = c.inline[:limit]
+	times := c.inline[:min(limit, inlineTimes)]
+	if c.ring != 0 {
+		times = s.ring(c, limit)
 	}
 	if expiry := times[c.head] + window; expiry > now {
 		return expiry - now
@@ -157,6 +159,32 @@ func (c *clientSlot) admit(now, window int64, limit int) int64 {
 	times[c.head] = now
 	c.head = (c.head + 1) % int32(limit)
 	return 0
+}
+
+// ring is the ring of a busy client.
+func (s *limiterShard) ring(c *clientSlot, limit int) []int64 {
+	i := int(c.ring-1) * limit
+	return s.rings[i : i+limit : i+limit]
+}
+
+// newRing returns a free ring (index plus one).
+func (s *limiterShard) newRing(limit int) int32 {
+	if n := len(s.freeRings); n > 0 {
+		r := s.freeRings[n-1]
+		s.freeRings = s.freeRings[:n-1]
+		return r
+	}
+	s.rings = append(s.rings, make([]int64, limit)...)
+	return int32(len(s.rings) / limit)
+}
+
+// forget frees the slot of a client that leaves, and its ring.
+func (s *limiterShard) forget(c *clientSlot) {
+	delete(s.index, c.key)
+	if c.ring != 0 {
+		s.freeRings = append(s.freeRings, c.ring)
+	}
+	*c = clientSlot{}
 }
 
 // take returns a slot for a new client: a free one, a new one while the shard is below its
@@ -184,7 +212,7 @@ func (s *limiterShard) take(now, window int64, bound int) int32 {
 			c.seen = false
 			continue
 		}
-		delete(s.index, c.key)
+		s.forget(c)
 		return int32(i)
 	}
 	panic("limiter: no slot to evict") // unreachable: the second pass finds seen cleared
@@ -195,8 +223,7 @@ func (s *limiterShard) sweep(now, window int64) {
 	s.lastSweep = now
 	for i := range s.slots {
 		if c := &s.slots[i]; c.used && now-c.last >= window {
-			delete(s.index, c.key)
-			*c = clientSlot{}
+			s.forget(c)
 			s.free = append(s.free, int32(i))
 		}
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"hash/maphash"
+	"math/rand/v2"
 	"net/netip"
 	"runtime"
 	"testing"
@@ -197,5 +198,62 @@ func TestLimiterEvictsOneShotFirst(t *testing.T) {
 		if ok, _ := l.Allow(once); !ok {
 			t.Fatalf("the evicted client's request %d was refused: it was not the one evicted", i+1)
 		}
+	}
+}
+
+// TestLimiterMatchesModel checks the limiter against an unbounded model of the sliding
+// window, over random requests of 50 clients with limits on both sides of the inline
+// timestamps, and with evictions and ring reuse when the clients outnumber the bound.
+func TestLimiterMatchesModel(t *testing.T) {
+	for _, tt := range []struct {
+		name         string
+		limit, bound int
+	}{
+		{"inline only", 3, 1000},
+		{"rings", 7, 1000},
+		{"rings reused after evictions", 7, limiterShards},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			clk := newFakeClock()
+			const window = 10 * time.Second
+			l := NewLimiter(tt.limit, window, tt.bound, clk.now)
+			model := map[netip.Addr][]time.Time{}
+			rng := rand.New(rand.NewPCG(3, uint64(tt.limit)))
+			for i := range 20_000 {
+				clk.advance(time.Duration(rng.IntN(400)) * time.Millisecond)
+				a := netip.AddrFrom4([4]byte{10, 0, 0, byte(rng.IntN(50))})
+				var recent []time.Time
+				for _, at := range model[a] {
+					if clk.t.Sub(at) < window {
+						recent = append(recent, at)
+					}
+				}
+				wantOK := len(recent) < tt.limit
+				if wantOK {
+					recent = append(recent, clk.t)
+				}
+				model[a] = recent
+				ok, retry := l.Allow(a)
+				if tt.bound < 1000 {
+					if ok != wantOK && !ok {
+						// An evicted client starts afresh: admitting is allowed, refusing is not.
+						t.Fatalf("request %d of %s: refused, the model admits", i, a)
+					}
+					if ok && !wantOK {
+						model[a] = append(recent, clk.t) // it was evicted and began again
+					}
+					continue
+				}
+				if ok != wantOK {
+					t.Fatalf("request %d of %s: admitted %v, the model says %v", i, a, ok, wantOK)
+				}
+				if !ok {
+					want := int((recent[0].Add(window).Sub(clk.t) + time.Second - 1) / time.Second)
+					if retry != want {
+						t.Fatalf("request %d of %s: Retry-After %d, want %d", i, a, retry, want)
+					}
+				}
+			}
+		})
 	}
 }
