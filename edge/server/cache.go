@@ -7,12 +7,12 @@ import (
 )
 
 // bodyCache keeps the API's bodies in memory, up to a byte budget, compactly enough that the
-// whole API of a full tree takes about 18 MB (docs/serve.md, "Body cache and memory"):
+// whole API of a full tree takes about 15 MB (docs/serve.md, "Body cache and memory"):
 //
-//   - Bodies of the same shape of path (the matrix records, api/public/matrix/#/#/#.json)
-//     share most of their bytes, so each is stored as references into a dictionary made of
-//     a few sample bodies of that shape, plus its own bytes (see bodyDict). Bodies of a
-//     shape with few files (the index, the life path records) are stored as they are.
+//   - Bodies of the same shape of path (the path with its numbers as "#": the files of one
+//     route with numeric parameters) share most of their bytes, so each is stored as
+//     references into a dictionary made of a few sample bodies of that shape, plus its own
+//     bytes (see bodyDict). Bodies of a shape with few files are stored as they are.
 //   - A stored body sits in large byte slabs together with the identity of the file it
 //     was read from, checked before each answer (see Handler.body), and its entry holds
 //     only its position. The collector sees a few slabs rather than one object per

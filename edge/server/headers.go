@@ -33,7 +33,8 @@ const (
 
 // parseHeaderRules reads a _headers file. Lines Cloudflare would ignore (too long, a
 // header before any path, a path with two wildcards, a rule without headers) are ignored
-// here too; so is everything after the 100th rule.
+// here too; so is every rule after the 101st (Cloudflare stops reading at the path line
+// that follows 100 rules, but keeps the rule it was reading).
 func parseHeaderRules(text string) headerRules {
 	type pending struct {
 		path  string
@@ -44,10 +45,12 @@ func parseHeaderRules(text string) headerRules {
 	byPath := map[string]*pending{}
 	var cur *pending
 	skip := false
+	pushed := 0
 	finish := func() {
 		if cur == nil || len(cur.set) == 0 && len(cur.unset) == 0 {
 			return
 		}
+		pushed++
 		// Rules are an object keyed by path: a repeated path replaces the earlier rule in
 		// the earlier one's place.
 		if _, ok := byPath[cur.path]; !ok {
@@ -62,8 +65,8 @@ func parseHeaderRules(text string) headerRules {
 		}
 		if looksLikePath(line) {
 			skip = false
-			if len(order) >= maxHeaderRules {
-				break
+			if pushed >= maxHeaderRules {
+				break // the rule being read is still kept: Cloudflare's parser does the same
 			}
 			finish()
 			cur = nil
