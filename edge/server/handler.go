@@ -10,7 +10,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -24,6 +23,7 @@ import (
 	"time"
 
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/internal/contract"
 )
 
 // Options configures a Handler.
@@ -67,9 +67,11 @@ type Handler struct {
 	ipv6Bits   int
 	log        *slog.Logger
 	accessLog  bool
-	// open opens a tree file by its path relative to the tree; tests wrap it to watch
-	// that nothing outside the manifest is read.
-	open func(name string) (*os.File, error)
+	// open opens a file of a tree by its path relative to the tree; tests wrap it to
+	// watch that nothing outside the manifest is read.
+	open func(t *tree, name string) (*os.File, error)
+	// slots bounds the tree files open at once (FileSlots).
+	slots chan struct{}
 	// reloads counts the trees loaded after the first; tests wait on it.
 	reloads  atomic.Int64
 	reloadMu sync.Mutex
@@ -99,11 +101,13 @@ func New(opts Options) (*Handler, error) {
 		log:        opts.Logger,
 		accessLog:  opts.AccessLog && opts.Logger != nil,
 		stopWatch:  func() {},
+		open:       (*tree).openFile,
+		slots:      make(chan struct{}, FileSlots),
 	}
-	h.open = func(name string) (*os.File, error) { return os.Open(h.dir + "/" + name) }
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
+	t.open(opts.Dir, h.log)
 	if h.ipv6Bits <= 0 || h.ipv6Bits > 128 {
 		h.ipv6Bits = 64
 	}
@@ -152,8 +156,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength != 0 {
 		// No route reads a body. Closing the connection after the answer spares net/http
 		// reading the body first, which for a body that never comes held the answer
-		// until ReadTimeout.
+		// until ReadTimeout; the past read deadline keeps net/http from waiting for the
+		// body after the answer too (it drains a small one to keep the connection), so
+		// the connection's slot is free at once.
 		w.Header()["Connection"] = []string{"close"}
+		http.NewResponseController(w).SetReadDeadline(time.Unix(1, 0))
 	}
 	t := h.cur.Load()
 	p := rawPath(r)
@@ -194,7 +201,9 @@ func (h *Handler) serveRecord(w http.ResponseWriter, r *http.Request, t *tree, r
 		writeError(w, r, t, manifest.ErrInternal)
 		return
 	}
-	body, err := h.body(t, e)
+	buf := bodyBufs.Get().(*[]byte)
+	defer bodyBufs.Put(buf)
+	body, err := h.body(t, e, *buf)
 	if errors.Is(err, errChanged) || errors.Is(err, fs.ErrNotExist) {
 		if nt := h.refresh(t); nt != t {
 			// The tree was regenerated: answer from the new one, routed by its own table.
@@ -230,39 +239,56 @@ func (h *Handler) serveRecord(w http.ResponseWriter, r *http.Request, t *tree, r
 // errChanged reports a file whose content is not the one its manifest lists.
 var errChanged = errors.New("differs from the manifest's sha256 and size (regenerate the tree)")
 
-// body returns the content of a tree file, from the cache when it holds it. A body read
-// from disk is returned only when its size and sha256 are the manifest's, so the ETag
-// answered with it is always its own (errChanged otherwise).
-func (h *Handler) body(t *tree, e *entry) ([]byte, error) {
+// body returns the content of a tree file, from the cache when it holds it and the file is
+// still the one it was read from (a body stored against a dictionary is decoded into buf).
+// A body read from disk is returned only when its size and sha256 are the manifest's, so
+// the ETag answered with it is always its own (errChanged otherwise).
+func (h *Handler) body(t *tree, e *entry, buf []byte) ([]byte, error) {
 	var gen uint64
 	if t.cache != nil {
-		if b := e.cached.Load(); b != nil {
-			return *b, nil
+		if c, ok := t.cache.get(e); ok {
+			// A write through mmap reaches no file watch: the file's identity tells.
+			if id, err := t.statFile(e.path); err == nil && id == c.id {
+				if b := c.body(buf); len(b) == c.size {
+					return b, nil
+				}
+			}
+			t.cache.remove(e)
 		}
 		gen = t.cache.gen.Load()
 	}
-	b := make([]byte, e.size+1)
-	f, err := h.open(e.path)
+	b, id, err := h.readRecord(t, e)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	n, err := io.ReadFull(f, b)
-	switch {
-	case int64(n) != e.size || err == nil:
-		return nil, fmt.Errorf("%s: %w", e.path, errChanged)
-	case err != io.ErrUnexpectedEOF && err != io.EOF:
-		return nil, err
-	}
-	b = b[:n:n]
-	if sha256.Sum256(b) != e.sum {
-		return nil, fmt.Errorf("%s: %w", e.path, errChanged)
-	}
 	if t.cache != nil {
-		t.cache.put(e, b, gen)
+		t.cache.put(e, id, b, gen, func(s *entry) []byte {
+			b, _, _ := h.readRecord(t, s)
+			return b
+		})
 	}
 	return b, nil
 }
+
+// readRecord reads a tree file whose size and sha256 must be the manifest's (errChanged
+// otherwise). Nothing is allocated from the manifest's size before the file's own size
+// agrees with it.
+func (h *Handler) readRecord(t *tree, e *entry) ([]byte, fileID, error) {
+	b, id, err := h.readWhole(t, e.path, min(e.size, contract.MaxAssetSize))
+	switch {
+	case errors.Is(err, errTooLarge):
+		return nil, id, fmt.Errorf("%s: %w", e.path, errChanged)
+	case err != nil:
+		return nil, id, err
+	case int64(len(b)) != e.size || sha256.Sum256(b) != e.sum:
+		return nil, id, fmt.Errorf("%s: %w", e.path, errChanged)
+	}
+	return b, id, nil
+}
+
+// bodyBufs are the buffers cached bodies are decoded into, one per answer in flight; a body
+// that does not fit gets a buffer of its own.
+var bodyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
 
 // etagOf is the strong ETag of body.
 func etagOf(body []byte) []string {

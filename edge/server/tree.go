@@ -3,10 +3,14 @@ package server
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
+	"log/slog"
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"github.com/opennumerology/numerology/generator/manifest"
@@ -18,10 +22,18 @@ import (
 // mixes two trees in one answer.
 type tree struct {
 	files  map[string]*entry
-	sums   map[string]string  // sha256 of the files too large to hash on each request
 	routed map[fileKey]*entry // the route files, by what the router matches
 	router *router
 	cache  *bodyCache
+	// root is the tree's folder: every file is opened through it (see files.go). dir is
+	// the same folder, open for fstatat (dirFD), which checks the identity of a file.
+	root  *os.Root
+	dir   *os.File
+	dirFD int
+	// static holds what was read of the static files (see static.go).
+	static staticFiles
+	// rules are the tree's _headers rules, applied to every static answer.
+	rules headerRules
 
 	hdr200, hdr304, preflight http.Header
 	errs                      map[string]*errorAnswer
@@ -33,7 +45,7 @@ type tree struct {
 
 // entry is what the handler keeps of one file of the manifest.
 type entry struct {
-	cached atomic.Pointer[[]byte] // the cached body, nil when not cached
+	cached atomic.Uint64 // where the cache holds the body (see bodyCache), 0 when it does not
 	path   string
 	size   int64
 	sum    [sha256.Size]byte // the manifest's sha256: a body read is answered only if it matches
@@ -72,39 +84,63 @@ func (v headerValues) set(sets ...map[string]string) http.Header {
 	return hd
 }
 
-// newTree builds the tree of a manifest with a body cache of cacheBytes (none when 0).
+// newTree builds the tree of a manifest with a body cache of cacheBytes (none when 0). The
+// tree keeps nothing of the manifest: the entries, their paths and their ETags are a few
+// large allocations rather than several per file, which the collector marks at once.
 func newTree(m *manifest.Manifest, cacheBytes int64) (*tree, error) {
-	cfg := &m.Edge
-	rt, err := newRouter(cfg)
+	cfg := m.Edge // a copy: the router's checks must not hold the manifest's file list
+	rt, err := newRouter(&cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMismatch, err)
 	}
 	t := &tree{
 		files:     make(map[string]*entry, len(m.Files)),
-		sums:      map[string]string{},
 		routed:    make(map[fileKey]*entry, len(m.Files)),
 		router:    rt,
-		cache:     newBodyCache(cacheBytes),
 		errs:      map[string]*errorAnswer{},
 		stopWatch: func() {},
 	}
-	vals := headerValues{}
+	var pathBytes int
+	for i := range m.Files {
+		pathBytes += len(m.Files[i].Path)
+	}
+	var pb, eb strings.Builder
+	pb.Grow(pathBytes)
+	eb.Grow(len(m.Files) * (2*sha256.Size + 2))
 	for i := range m.Files {
 		f := &m.Files[i]
 		if !cleanTreePath(f.Path) {
 			return nil, fmt.Errorf("%w: unsafe path %q", ErrMismatch, f.Path)
 		}
-		e := &entry{path: f.Path, size: f.Size, etag: []string{f.ETag()}, clen: vals.of(strconv.FormatInt(f.Size, 10))}
-		if _, err := hex.Decode(e.sum[:], []byte(f.SHA256)); err != nil || len(f.SHA256) != 2*sha256.Size {
+		if len(f.SHA256) != 2*sha256.Size {
 			return nil, fmt.Errorf("%w: %s: bad sha256 %q", ErrMismatch, f.Path, f.SHA256)
 		}
-		t.files[f.Path] = e
-		if f.Size > maxHashedStatic {
-			t.sums[f.Path] = f.SHA256
+		pb.WriteString(f.Path)
+		eb.WriteString(manifest.ETag(f.SHA256))
+	}
+	paths, etags := pb.String(), eb.String()
+	entries := make([]entry, len(m.Files))
+	etagValues := make([]string, len(m.Files))
+	vals := headerValues{}
+	var routed []*entry
+	for i, off := 0, 0; i < len(m.Files); i++ {
+		f := &m.Files[i]
+		e := &entries[i]
+		e.path = paths[off : off+len(f.Path)]
+		off += len(f.Path)
+		etagValues[i] = etags[i*(2*sha256.Size+2) : (i+1)*(2*sha256.Size+2)]
+		e.size, e.etag, e.clen = f.Size, etagValues[i:i+1:i+1], vals.of(strconv.FormatInt(f.Size, 10))
+		if _, err := hex.Decode(e.sum[:], []byte(f.SHA256)); err != nil {
+			return nil, fmt.Errorf("%w: %s: bad sha256 %q", ErrMismatch, f.Path, f.SHA256)
 		}
-		if key, ok := rt.fileKeyOf(f.Path); ok {
+		t.files[e.path] = e
+		if key, ok := rt.fileKeyOf(e.path); ok {
 			t.routed[key] = e
+			routed = append(routed, e)
 		}
+	}
+	if cacheBytes > 0 {
+		t.cache = newBodyCache(cacheBytes, shapesOf(routed))
 	}
 	t.hdr200 = vals.set(cfg.Headers.Common, cfg.Headers.ByStatus["200"])
 	t.hdr304 = vals.set(cfg.Headers.Common, cfg.Headers.ByStatus["304"])
@@ -124,6 +160,38 @@ func newTree(m *manifest.Manifest, cacheBytes int64) (*tree, error) {
 	}
 	return t, nil
 }
+
+// open opens the tree's folder and reads its _headers rules. A folder that cannot be opened
+// leaves every file unreadable (500 for the routes, a log line for each).
+func (t *tree) open(dir string, log *slog.Logger) {
+	root, err := os.OpenRoot(dir)
+	var d *os.File
+	if err == nil {
+		d, err = os.Open(dir)
+	}
+	if err != nil {
+		log.Error("open the tree's folder", "dir", dir, "err", err)
+		return
+	}
+	t.root, t.dir, t.dirFD = root, d, int(d.Fd())
+	if _, ok := t.files[manifest.HeadersFile]; !ok {
+		return
+	}
+	b, err := fs.ReadFile(root.FS(), manifest.HeadersFile)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		log.Warn("read _headers: static answers go without its headers", "err", err)
+	case len(b) > maxHeadersFile:
+		log.Warn("_headers is too large: static answers go without its headers", "bytes", len(b))
+	default:
+		t.rules = parseHeaderRules(string(b))
+	}
+}
+
+// maxHeadersFile bounds the _headers file read: 100 rules of a few lines of at most 2,000
+// characters are far below it.
+const maxHeadersFile = 1 << 20
 
 // uncache drops the cached body of a tree file.
 func (t *tree) uncache(name string) {
