@@ -150,43 +150,14 @@ func (t *tree) sameContent(a, b string) bool {
 }
 
 // urlPathname is the path of a request target as the Workers runtime's URL parser gives
-// it to the asset worker (the WHATWG URL rules for http): "\\" separates segments like "/",
-// "." and ".." segments (also spelled "%2e") are resolved, and the characters the parser
-// percent-encodes are encoded. Bytes beyond ASCII are kept as they are, as workerd keeps
-// them.
+// it to the asset worker (the WHATWG URL rules for http): dot segments and backslashes
+// resolved as for the API routes (resolvePath), and the characters the parser
+// percent-encodes encoded. Bytes beyond ASCII are kept as they are, as workerd keeps them.
 func urlPathname(raw string) string {
 	if raw == "" || raw[0] != '/' && raw[0] != '\\' {
 		return raw
 	}
-	var segs []string
-	rest := raw[1:]
-	for {
-		end := strings.IndexAny(rest, "/\\")
-		seg, last := rest, end < 0
-		if !last {
-			seg = rest[:end]
-		}
-		switch strings.ToLower(seg) {
-		case ".", "%2e":
-			if last {
-				segs = append(segs, "")
-			}
-		case "..", ".%2e", "%2e.", "%2e%2e":
-			if len(segs) > 0 {
-				segs = segs[:len(segs)-1]
-			}
-			if last {
-				segs = append(segs, "")
-			}
-		default:
-			segs = append(segs, pathEncode(seg))
-		}
-		if last {
-			break
-		}
-		rest = rest[end+1:]
-	}
-	return "/" + strings.Join(segs, "/")
+	return pathEncode(resolvePath("/" + raw[1:]))
 }
 
 // pathEncode percent-encodes the characters of the URL parser's path percent-encode set
