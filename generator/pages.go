@@ -35,7 +35,7 @@ const (
 // LifePathPage is the tree path of the page of a life path number.
 func LifePathPage(n int) string { return "life-path/" + strconv.Itoa(n) + ".html" }
 
-// writePages writes the human pages, their assets, llms.txt and the OpenAPI document.
+// writePages writes the human pages, their assets, llms.txt, the sitemap and robots.txt.
 func writePages(ctx context.Context, s *Site, emit func(path string, body []byte) error) error {
 	p, err := newPageRenderer(s)
 	if err != nil {
@@ -53,15 +53,7 @@ func writePages(ctx context.Context, s *Site, emit func(path string, body []byte
 			return err
 		}
 	}
-	doc, err := s.OpenAPI()
-	if err != nil {
-		return err
-	}
-	b, err := Encode(doc)
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", manifest.OpenAPIFile, err)
-	}
-	return emit(manifest.OpenAPIFile, b)
+	return nil
 }
 
 type pageFile struct {
@@ -177,38 +169,67 @@ type page struct {
 	fill    func(d *pageData) error
 }
 
-// pages lists the site's HTML pages in the order they are written.
+// pages lists the site's HTML pages in the order they are written: those of each route
+// (its renderer's), in route order, then the 404 page.
 func (p *pageRenderer) pages() []page {
-	s := p.s
-	site := s.Content.Site.Title
-	list := s.LifePathList()
-	out := []page{
-		{file: HomePage, template: "home.html", path: "/", indexed: true,
-			title:       site + " — API чисел жизненного пути и матрицы судьбы",
-			description: "Бесплатный API на русском языке: числа жизненного пути и матрица судьбы для каждой даты рождения с 1900 по 2100 год. JSON, CORS, лицензия CC BY 4.0.",
-			fill: func(d *pageData) error {
-				d.Errors = p.errorDocs()
-				d.Rule = p.ruleLines()
-				d.MatrixCount = groupThousands(rules.DatesInYears(allYears()))
-				d.AttributionLink = htmltemplate.HTML(s.AttributionHTML) // built and escaped by NewSite
-				d.LifePaths = list
-				return nil
-			}},
-		{file: LifePathListPage, template: "life-path-list.html", path: "/life-path", indexed: true,
-			title:       "Числа жизненного пути — " + site,
-			description: "Двенадцать чисел жизненного пути: от 1 до 9 и мастер-числа 11, 22 и 33.",
-			fill:        func(d *pageData) error { d.LifePaths = list; return nil }},
+	rs := renderers()
+	var out []page
+	for _, r := range Routes() {
+		if f := rs[r.Name].pages; f != nil {
+			out = append(out, f(p)...)
+		}
 	}
+	return append(out, page{file: manifest.NotFoundPage, template: "404.html", path: "/404",
+		title:       "Страница не найдена — " + p.s.Content.Site.Title,
+		description: "Такой страницы нет."})
+}
+
+// homePage is the index route's page: what the API is, its routes, errors, limits, the
+// attribution rules and the dataset.
+func (p *pageRenderer) homePage() page {
+	s := p.s
+	return page{file: HomePage, template: "home.html", path: "/", indexed: true,
+		title:       s.Content.Site.Title + " — API чисел жизненного пути и матрицы судьбы",
+		description: "Бесплатный API на русском языке: числа жизненного пути и матрица судьбы для каждой даты рождения с 1900 по 2100 год. JSON, CORS, лицензия CC BY 4.0.",
+		fill: func(d *pageData) error {
+			d.Errors = p.errorDocs()
+			d.Rule = p.ruleLines()
+			d.MatrixCount = groupThousands(rules.DatesInYears(allYears()))
+			d.AttributionLink = htmltemplate.HTML(s.AttributionHTML) // built and escaped by NewSite
+			d.LifePaths = s.LifePathList()
+			return nil
+		}}
+}
+
+// lifePathListPage is the page of the 12 numbers.
+func (p *pageRenderer) lifePathListPage() page {
+	return page{file: LifePathListPage, template: "life-path-list.html", path: "/life-path", indexed: true,
+		title:       "Числа жизненного пути — " + p.s.Content.Site.Title,
+		description: "Двенадцать чисел жизненного пути: от 1 до 9 и мастер-числа 11, 22 и 33.",
+		fill:        func(d *pageData) error { d.LifePaths = p.s.LifePathList(); return nil }}
+}
+
+// lifePathPages are the pages of the numbers, one each.
+func (p *pageRenderer) lifePathPages() []page {
+	s := p.s
+	list := s.LifePathList()
+	var out []page
 	for i := range s.Content.LifePaths {
 		lp := &s.Content.LifePaths[i]
 		out = append(out, page{file: LifePathPage(lp.Number), template: "life-path.html",
 			path: "/life-path/" + strconv.Itoa(lp.Number), indexed: true,
-			title:       fmt.Sprintf("Число жизненного пути %d — «%s» — %s", lp.Number, lp.Archetype, site),
+			title:       fmt.Sprintf("Число жизненного пути %d — «%s» — %s", lp.Number, lp.Archetype, s.Content.Site.Title),
 			description: lp.ShortDescription,
 			fill:        func(d *pageData) error { p.fillLifePath(d, list, i); return nil }})
 	}
-	return append(out,
-		page{file: MatrixPage, template: "matrix.html", path: "/matrix", indexed: true,
+	return out
+}
+
+// matrixPages are the matrix page (positions and arcana) and the details page of a date.
+func (p *pageRenderer) matrixPages() []page {
+	site := p.s.Content.Site.Title
+	return []page{
+		{file: MatrixPage, template: "matrix.html", path: "/matrix", indexed: true,
 			title:       "Матрица судьбы — " + site,
 			description: "Матрица судьбы по дате рождения: 12 позиций и 22 старших аркана.",
 			fill: func(d *pageData) error {
@@ -218,17 +239,14 @@ func (p *pageRenderer) pages() []page {
 			}},
 		// The details page shows any date through its query string and draws it in the browser:
 		// one URL per date would be 73,414 thin pages, so the sitemap leaves it out.
-		page{file: DetailsPage, template: "details.html", path: "/matrix/details",
+		{file: DetailsPage, template: "details.html", path: "/matrix/details",
 			title:       "Расшифровка матрицы судьбы — " + site,
 			description: "Матрица судьбы для выбранной даты рождения: 12 позиций с арканами и их значениями.",
 			fill: func(d *pageData) (err error) {
 				d.DetailsJSON, err = p.detailsJSON()
 				return err
 			}},
-		page{file: manifest.NotFoundPage, template: "404.html", path: "/404",
-			title:       "Страница не найдена — " + site,
-			description: "Такой страницы нет."},
-	)
+	}
 }
 
 // fillLifePath fills the fields of the page of the i-th life path number.
@@ -364,17 +382,9 @@ func (p *pageRenderer) text(name string, data pageData) ([]byte, error) {
 }
 
 func (p *pageRenderer) errorDocs() []errorDoc {
-	when := map[string]string{
-		manifest.ErrInvalidDate:      "дата не существует или вне диапазона 1900–2100, неверный формат адреса матрицы",
-		manifest.ErrNumberNotFound:   "такого числа жизненного пути нет; в ответе есть список valid_numbers",
-		manifest.ErrNotFound:         "неизвестный адрес под /api/public",
-		manifest.ErrMethodNotAllowed: "метод кроме GET, HEAD и OPTIONS",
-		manifest.ErrTooManyRequests:  "превышен лимит запросов к матрице; подождите Retry-After секунд",
-		manifest.ErrInternal:         "файл ответа недоступен на сервере — напишите нам",
-	}
 	var out []errorDoc
 	for _, e := range p.s.errorSpecs() {
-		out = append(out, errorDoc{e.body.Status, e.body.Error, when[e.key]})
+		out = append(out, errorDoc{e.body.Status, e.body.Error, e.when})
 	}
 	return out
 }

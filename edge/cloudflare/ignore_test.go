@@ -44,11 +44,11 @@ func TestIgnore(t *testing.T) {
 		{"trailing spaces dropped", "/index.html   \n", "index.html", true},
 		{"CRLF line ends", "/index.html\r\n/404.html\r\n", "404.html", true},
 		{"directory-only pattern and a file", "llms.txt/\n", "llms.txt", false},
-		{"the generated list: per-date record", string(generator.AssetsIgnore()), "api/public/matrix/31/12/2100.json", true},
-		{"the generated list: packed month", string(generator.AssetsIgnore()), "api/public/matrix-months/2100/12.jsonl", false},
-		{"the generated list: edge config", string(generator.AssetsIgnore()), "api/public/edge.json", false},
-		{"the generated list: error body", string(generator.AssetsIgnore()), "api/public/errors/not-found.json", true},
-		{"the generated list: a page", string(generator.AssetsIgnore()), "matrix.html", false},
+		{"the generated list: per-date record", string(generator.AssetsIgnore(generator.Routes())), "api/public/matrix/31/12/2100.json", true},
+		{"the generated list: packed month", string(generator.AssetsIgnore(generator.Routes())), "api/public/matrix-months/2100/12.jsonl", false},
+		{"the generated list: edge config", string(generator.AssetsIgnore(generator.Routes())), "api/public/edge.json", false},
+		{"the generated list: error body", string(generator.AssetsIgnore(generator.Routes())), "api/public/errors/not-found.json", true},
+		{"the generated list: a page", string(generator.AssetsIgnore(generator.Routes())), "matrix.html", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

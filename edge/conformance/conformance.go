@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -56,6 +55,7 @@ func Run(t *testing.T, target Target) {
 		cases []tcase
 	}{
 		{"routes", s.routeCases()},
+		{"table", s.tableCases()},
 		{"methods", s.methodCases()},
 		{"conditional", s.conditionalCases()},
 		{"preflight", s.preflightCases()},
@@ -255,7 +255,7 @@ func (s *suite) routeCases() []tcase {
 	}
 	cases = append(cases, s.matrixRouteCases()...)
 	// Every life path number, and HEAD of each kind.
-	for _, n := range s.m.Edge.ValidNumbers {
+	for _, n := range s.lifePathNumbers() {
 		cases = append(cases, tcase{name: "life-path " + strconv.Itoa(n), path: p + "/life-path/" + strconv.Itoa(n), want: s.lifePathExpect(n)})
 	}
 	for _, c := range []tcase{
@@ -276,6 +276,8 @@ func (s *suite) matrixRouteCases() []tcase {
 	y := s.year
 	ys := strconv.Itoa(y)
 	mx := func(rest string) string { return s.m.Edge.Prefix + "/matrix" + rest }
+	date := s.row(manifest.RouteMatrix).Params[0]
+	first, last := date.FirstYear, date.LastYear
 	return []tcase{
 		{name: "matrix", path: mx("/15/5/" + ys), want: s.matrixExpect(15, 5, y)},
 		{name: "matrix leading zeros", path: mx("/05/05/" + ys), want: s.matrixExpect(5, 5, y)},
@@ -283,8 +285,8 @@ func (s *suite) matrixRouteCases() []tcase {
 		{name: "matrix leading zeros year", path: mx("/1/1/00000" + ys), want: s.matrixExpect(1, 1, y)},
 		{name: "matrix trailing slash", path: mx("/1/1/" + ys + "/"), want: s.matrixExpect(1, 1, y)},
 		{name: "matrix query", path: mx("/2/1/"+ys) + "?date=1.1.1900", want: s.matrixExpect(2, 1, y)},
-		{name: "matrix first date", path: mx("/1/1/" + strconv.Itoa(s.m.Edge.FirstYear)), want: s.matrixExpect(1, 1, s.m.Edge.FirstYear)},
-		{name: "matrix last date", path: mx("/31/12/" + strconv.Itoa(s.m.Edge.LastYear)), want: s.matrixExpect(31, 12, s.m.Edge.LastYear)},
+		{name: "matrix first date", path: mx("/1/1/" + strconv.Itoa(first)), want: s.matrixExpect(1, 1, first)},
+		{name: "matrix last date", path: mx("/31/12/" + strconv.Itoa(last)), want: s.matrixExpect(31, 12, last)},
 		{name: "matrix 29.02.2000", path: mx("/29/2/2000"), want: s.matrixExpect(29, 2, 2000)},
 		{name: "matrix 29.02.1900", path: mx("/29/2/1900"), want: invalidDate},
 		{name: "matrix 29.02.2100", path: mx("/29/2/2100"), want: invalidDate},
@@ -319,6 +321,248 @@ func (s *suite) matrixRouteCases() []tcase {
 		{name: "matrix empty year", path: mx("/1/1/"), want: invalidDate},
 		{name: "matrix two trailing slashes", path: mx("/1/1/" + ys + "//"), want: invalidDate},
 	}
+}
+
+// row returns the route of the tree's table with the given name (the zero route for none).
+func (s *suite) row(name string) manifest.Route {
+	for _, r := range s.m.Edge.Routes {
+		if r.Name == name {
+			return r
+		}
+	}
+	return manifest.Route{}
+}
+
+// lifePathNumbers are the numbers of the life path route.
+func (s *suite) lifePathNumbers() []int {
+	if r := s.row(manifest.RouteLifePath); len(r.Params) > 0 {
+		return r.Params[0].Numbers
+	}
+	return nil
+}
+
+// validNumbers are the numbers an error lists in valid_numbers: those of the routes that
+// answer it (nil when none of them takes numbers).
+func (s *suite) validNumbers(key string) []int {
+	for _, r := range s.m.Edge.Routes {
+		for _, p := range r.Params {
+			if r.Error == key && (p.Type == manifest.ParamNumber || p.Type == manifest.ParamPair) {
+				return p.Numbers
+			}
+		}
+	}
+	return nil
+}
+
+// ownerError is what a path that no route matches must answer: the error of the route
+// that owns it (manifest.EdgeConfig.Owner), else the edge's not-found error.
+func (s *suite) ownerError(raw string) expect {
+	if i := strings.IndexByte(raw, '?'); i >= 0 {
+		raw = raw[:i]
+	}
+	key := s.m.Edge.EdgeErrors.NotFound
+	if i := s.m.Edge.Owner(raw); i >= 0 && s.m.Edge.Routes[i].Error != "" {
+		key = s.m.Edge.Routes[i].Error
+	}
+	return expect{status: s.m.Edge.Errors[key].Status, errKey: key}
+}
+
+// expectPath is what the contract (docs/design.md §3) requires of a raw path under the
+// prefix, computed from the tree's route table: the file of the first route whose segments
+// match (numeric segments of 1–9 digits) and whose types admit the parameters, else its
+// owner's error.
+func (s *suite) expectPath(raw string) expect {
+	p := strings.TrimSuffix(raw, "/")
+	segs := strings.Split(p[len(s.m.Edge.Prefix):], "/")[1:]
+	for _, r := range s.m.Edge.Routes {
+		shape := strings.Split(r.Pattern[len(s.m.Edge.Prefix):], "/")[1:]
+		if len(shape) != len(segs) {
+			continue
+		}
+		var vals []int
+		ok := true
+		for i, sh := range shape {
+			if !strings.HasPrefix(sh, "{") {
+				ok = ok && sh == segs[i]
+				continue
+			}
+			n, err := strconv.Atoi(segs[i])
+			ok = ok && err == nil && len(segs[i]) <= 9 && strings.Trim(segs[i], "0123456789") == ""
+			vals = append(vals, n)
+		}
+		if ok && r.Admit(slices.Clone(vals)) {
+			return s.rowExpect(r, vals)
+		}
+	}
+	return s.ownerError(raw)
+}
+
+// routePath fills a route's pattern with raw parameter segments.
+func routePath(r manifest.Route, segs []string) string {
+	p := r.Pattern
+	for i, n := range r.ParamNames() {
+		if i < len(segs) {
+			p = strings.Replace(p, "{"+n+"}", segs[i], 1)
+		}
+	}
+	return p
+}
+
+func itoas(vals []int, lead string) []string {
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		out[i] = lead + strconv.Itoa(v)
+	}
+	return out
+}
+
+// routeKinds names the body checks of the routes this suite knows (checkBody).
+var routeKinds = map[string]int{
+	manifest.RouteIndex:        kindIndex,
+	manifest.RouteOpenAPI:      kindOpenAPI,
+	manifest.RouteLifePathList: kindList,
+	manifest.RouteLifePath:     kindLifePath,
+	manifest.RouteMatrix:       kindMatrix,
+}
+
+// rowExpect is the answer to a route's value (raw order): the file of its canonical form.
+func (s *suite) rowExpect(r manifest.Route, vals []int) expect {
+	c := slices.Clone(vals)
+	if !r.Admit(c) {
+		return s.ownerError(routePath(r, itoas(vals, "")))
+	}
+	e := s.fileExpect(r.FilePath(c), routeKinds[r.Name])
+	switch e.kind {
+	case kindMatrix:
+		e.date = [3]int{c[0], c[1], c[2]}
+	case kindLifePath:
+		e.number = c[0]
+	}
+	return e
+}
+
+// sampleValues are valid values of a route, raw: every number or pair of a small set (a
+// pair in both orders), and for a date its example's day and month in a year of the tree,
+// the first day of the tree's first year and the last of its last.
+func (s *suite) sampleValues(r manifest.Route) [][]int {
+	out := [][]int{{}}
+	for _, p := range r.Params {
+		var vs [][]int
+		switch p.Type {
+		case manifest.ParamNumber:
+			for _, n := range p.Numbers {
+				vs = append(vs, []int{n})
+			}
+		case manifest.ParamPair:
+			for i, a := range p.Numbers {
+				for _, b := range p.Numbers[i:] {
+					vs = append(vs, []int{a, b})
+					if a != b {
+						vs = append(vs, []int{b, a})
+					}
+				}
+			}
+		case manifest.ParamDate:
+			ex, y0, y1 := []int{15, 5}, s.m.Years[0], s.m.Years[len(s.m.Years)-1]
+			vs = [][]int{{ex[0], ex[1], s.year}, {1, 1, y0}, {31, 12, y1}}
+		}
+		var next [][]int
+		for _, head := range out {
+			for _, v := range vs {
+				next = append(next, append(slices.Clip(head), v...))
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+// invalidSegments are parameter segments each route's types must refuse, in place of a
+// valid value (valid): for a number or pair, numbers outside the set and forms that are not
+// numeric segments; for a date, days, months and years that do not make a date of its
+// range.
+func (s *suite) invalidSegments(r manifest.Route, valid []int) [][]string {
+	var out [][]string
+	off := 0
+	for _, p := range r.Params {
+		k := p.Arity()
+		with := func(i int, seg string) {
+			segs := itoas(valid, "")
+			segs[off+i] = seg
+			out = append(out, segs)
+		}
+		switch p.Type {
+		case manifest.ParamNumber, manifest.ParamPair:
+			outside := 1
+			for slices.Contains(p.Numbers, outside) {
+				outside++
+			}
+			for i := range k {
+				for _, seg := range []string{"0", strconv.Itoa(outside), strconv.Itoa(p.Numbers[len(p.Numbers)-1] + 1),
+					"x", "%3" + strconv.Itoa(p.Numbers[0]%10), "-1", "+1", "1e1", "0000000001", ""} {
+					with(i, seg)
+				}
+			}
+		case manifest.ParamDate:
+			y := strconv.Itoa(s.year)
+			for _, d := range [][3]string{{"30", "2", y}, {"31", "4", y}, {"0", "1", y}, {"32", "1", y}, {"1", "0", y},
+				{"1", "13", y}, {"29", "2", "1900"}, {"31", "12", strconv.Itoa(p.FirstYear - 1)},
+				{"1", "1", strconv.Itoa(p.LastYear + 1)}, {"x", "1", y}, {"%31", "1", y}, {"1", "1", ""}} {
+				segs := itoas(valid, "")
+				copy(segs[off:], d[:])
+				out = append(out, segs)
+			}
+		}
+		off += k
+	}
+	return out
+}
+
+// tableCases are built from the route table of the tree, so every row is checked, those
+// this suite names elsewhere and any other: its values and their canonical forms (leading
+// zeros, a pair in either order: same bytes, same ETag), HEAD, OPTIONS, 304, a trailing
+// slash, an extra segment, and the errors of invalid parameters.
+func (s *suite) tableCases() []tcase {
+	var cases []tcase
+	for _, r := range s.m.Edge.Routes {
+		for i, vals := range s.sampleValues(r) {
+			path := routePath(r, itoas(vals, ""))
+			want := s.rowExpect(r, vals)
+			name := r.Name + " " + path
+			cases = append(cases, tcase{name: name, path: path, want: want})
+			if i > 0 {
+				continue
+			}
+			etag := `"absent"`
+			if f, ok := s.files[want.file]; ok {
+				etag = f.ETag()
+			}
+			notModified := want
+			if want.status == 200 {
+				notModified.status = 304
+			}
+			cases = append(cases,
+				tcase{name: name + " trailing slash", path: path + "/", want: want},
+				tcase{name: "HEAD " + name, method: http.MethodHead, path: path, want: want},
+				tcase{name: "OPTIONS " + name, method: http.MethodOptions, path: path, want: expect{status: 204}},
+				tcase{name: "304 " + name, path: path, header: map[string]string{"If-None-Match": etag}, want: notModified},
+				tcase{name: name + " extra segment", path: path + "/1", want: s.expectPath(path + "/1")},
+				tcase{name: name + " two trailing slashes", path: path + "//", want: s.expectPath(path + "//")},
+			)
+			if len(vals) > 0 {
+				zeros := routePath(r, itoas(vals, "00"))
+				cases = append(cases, tcase{name: name + " leading zeros", path: zeros, want: want})
+			}
+			for j, segs := range s.invalidSegments(r, vals) {
+				bad := routePath(r, segs)
+				cases = append(cases, tcase{name: r.Name + " invalid " + bad, path: bad, want: s.expectPath(bad)})
+				if j == 0 {
+					cases = append(cases, tcase{name: "HEAD " + r.Name + " invalid " + bad, method: http.MethodHead, path: bad, want: s.expectPath(bad)})
+				}
+			}
+		}
+	}
+	return cases
 }
 
 func (s *suite) methodCases() []tcase {
@@ -542,15 +786,18 @@ func (s *suite) checkPreflight(t *testing.T, what string, r response) {
 func (s *suite) checkFile(t *testing.T, what string, head bool, r response, want expect) {
 	t.Helper()
 	hs := s.m.Edge.Headers
-	common := hs.Common
 	if want.status == 304 {
 		// RFC 9110 §15.4.5: a 304 carries the validator and caching headers but no
-		// representation metadata; both edges leave Content-Type out.
-		common = maps.Clone(hs.Common)
-		delete(common, "Content-Type")
-		absent(t, what, r.header, "Content-Type")
+		// representation metadata; the config's set says which.
+		s.headers(t, what, r.header, hs.NotModified)
+		for k := range hs.Common {
+			if _, ok := hs.NotModified[k]; !ok {
+				absent(t, what, r.header, k)
+			}
+		}
+	} else {
+		s.headers(t, what, r.header, hs.Common, hs.ByStatus[strconv.Itoa(want.status)])
 	}
-	s.headers(t, what, r.header, common, hs.ByStatus[strconv.Itoa(want.status)])
 	f := s.files[want.file]
 	if got := r.header.Get("ETag"); got != f.ETag() {
 		t.Errorf("%s: ETag %q, want %q", what, got, f.ETag())
@@ -613,7 +860,7 @@ func (s *suite) checkError(t *testing.T, what string, head bool, r response, wan
 	if string(r.body) != e.Body {
 		t.Fatalf("%s: body %q, want the prebuilt %s body %q", what, r.body, want.errKey, e.Body)
 	}
-	checkErrorBody(t, what, r.body, want.status, s.m.Edge.ValidNumbers)
+	checkErrorBody(t, what, r.body, want.errKey, want.status, s.validNumbers(want.errKey))
 }
 
 // headers checks that every header of the sets is present with exactly its value.
@@ -679,11 +926,14 @@ func (s *suite) testMissingFile(t *testing.T) {
 	}
 }
 
-// testRateLimit checks §3's limit: the first RateLimit matrix requests of a client in a
-// window are admitted whatever their method or validity, the next gets 429 with
-// Retry-After, OPTIONS and other routes are not counted, IPv6 clients share a /64, and a
-// request after Retry-After seconds is admitted.
+// testRateLimit checks §3's limit: the first RateLimit requests of a client in a window to
+// the rate-limited routes, together, are admitted whatever their method or validity, the
+// next gets 429 with Retry-After on every one of them, OPTIONS and other routes are not
+// counted, IPv6 clients share a /64, and a request after Retry-After seconds is admitted.
 func (s *suite) testRateLimit(t *testing.T) {
+	if len(s.limitedPaths()) == 0 {
+		t.Fatal("the route table has no rate-limited route")
+	}
 	if s.target.ClientHeader == "" {
 		s.drainShared()
 	} else {
@@ -698,22 +948,47 @@ func (s *suite) testRateLimit(t *testing.T) {
 
 var tooMany = expect{status: 429, errKey: manifest.ErrTooManyRequests}
 
-// burst sends RateLimit requests as client, mixing valid, invalid and other methods, all
-// of which must be admitted.
+// limitedPath is what the rate-limit tests send to one rate-limited route.
+type limitedPath struct {
+	valid, invalid, scope string
+	want                  expect // the answer to valid under the limit
+}
+
+// limitedPaths are the paths of the rate-limited routes, in table order.
+func (s *suite) limitedPaths() []limitedPath {
+	var out []limitedPath
+	for _, r := range s.m.Edge.Routes {
+		if !r.RateLimited {
+			continue
+		}
+		vals := s.sampleValues(r)[0]
+		lp := limitedPath{valid: routePath(r, itoas(vals, "")), scope: r.Scope(), want: s.rowExpect(r, vals)}
+		lp.invalid = lp.scope + "/not-valid"
+		if bad := s.invalidSegments(r, vals); len(bad) > 0 {
+			lp.invalid = routePath(r, bad[0])
+		}
+		out = append(out, lp)
+	}
+	return out
+}
+
+// burst sends RateLimit requests as client to the rate-limited routes in turn, mixing
+// valid, invalid and other methods, all of which must be admitted.
 func (s *suite) burst(t *testing.T, client string) {
 	t.Helper()
-	p, ys := s.m.Edge.Prefix, strconv.Itoa(s.year)
+	lims := s.limitedPaths()
 	for i := range s.target.RateLimit {
+		lp := lims[(i/4)%len(lims)]
 		var r response
 		switch i % 4 {
 		case 0:
-			r = s.doRaw(t, http.MethodGet, fmt.Sprintf("%s/matrix/%d/%d/%s", p, 1+i%28, 1+i%12, ys), client)
+			r = s.doRaw(t, http.MethodGet, lp.valid, client)
 		case 1:
-			r = s.doRaw(t, http.MethodGet, p+"/matrix/30/2/"+ys, client)
+			r = s.doRaw(t, http.MethodGet, lp.invalid, client)
 		case 2:
-			r = s.doRaw(t, http.MethodPost, p+"/matrix", client)
+			r = s.doRaw(t, http.MethodPost, lp.scope, client)
 		default:
-			r = s.doRaw(t, http.MethodHead, fmt.Sprintf("%s/matrix/0%d/1/%s/", p, 1+i%9, ys), client)
+			r = s.doRaw(t, http.MethodHead, lp.valid+"/", client)
 		}
 		if r.status == 429 {
 			t.Fatalf("request %d of %d in the window: 429, want admitted", i+1, s.target.RateLimit)
@@ -736,41 +1011,51 @@ func (s *suite) retryAfter(t *testing.T, r response) int {
 }
 
 // testLimitReached checks that OPTIONS is not counted, that the request after the limit
-// gets 429 whatever its method or validity, and that other routes and clients are not
-// limited.
+// gets 429 on every rate-limited route (one budget) whatever its method or validity, and
+// that other routes and clients are not limited.
 func (s *suite) testLimitReached(t *testing.T) {
 	if s.target.ClientHeader != "" {
 		t.Parallel()
 	}
-	p, ys := s.m.Edge.Prefix, strconv.Itoa(s.year)
+	lims := s.limitedPaths()
 	c := s.clientAddr()
 	for range s.target.RateLimit + 3 {
-		r := s.doRaw(t, http.MethodOptions, p+"/matrix/1/1/"+ys, c)
+		r := s.doRaw(t, http.MethodOptions, lims[0].valid, c)
 		if r.status != 204 {
 			t.Fatalf("OPTIONS: status %d, want 204 (not counted)", r.status)
 		}
 	}
 	s.burst(t, c)
-	path := p + "/matrix/15/5/" + ys
+	path := lims[0].valid
 	r := s.doRaw(t, http.MethodGet, path, c)
 	s.checkResponse(t, "GET", path, r, tooMany, false)
 	s.retryAfter(t, r)
-	for _, q := range []struct {
+	type query struct {
 		method, path string
 		want         expect
-	}{
-		{http.MethodGet, p + "/matrix/not-a-date", tooMany},
-		{http.MethodDelete, p + "/matrix/1/1/" + ys, tooMany},
-		{http.MethodHead, path, tooMany},
-		{http.MethodOptions, path, expect{status: 204}},
-		{http.MethodGet, p + "/life-path/7", s.lifePathExpect(7)},
-	} {
+	}
+	var qs []query
+	for _, lp := range lims {
+		qs = append(qs,
+			query{http.MethodGet, lp.valid, tooMany},
+			query{http.MethodGet, lp.scope + "/not-a-value", tooMany},
+			query{http.MethodDelete, lp.valid, tooMany},
+			query{http.MethodHead, lp.valid, tooMany},
+			query{http.MethodOptions, lp.valid, expect{status: 204}})
+	}
+	for _, rt := range s.m.Edge.Routes {
+		if !rt.RateLimited {
+			vals := s.sampleValues(rt)[0]
+			qs = append(qs, query{http.MethodGet, routePath(rt, itoas(vals, "")), s.rowExpect(rt, vals)})
+		}
+	}
+	for _, q := range qs {
 		r = s.doRaw(t, q.method, q.path, c)
 		s.checkResponse(t, q.method, q.path, r, q.want, false)
 	}
 	if s.target.ClientHeader != "" {
 		other := s.doRaw(t, http.MethodGet, path, s.clientAddr())
-		s.checkResponse(t, "GET (another client)", path, other, s.matrixExpect(15, 5, s.year), false)
+		s.checkResponse(t, "GET (another client)", path, other, lims[0].want, false)
 	}
 }
 
@@ -779,11 +1064,11 @@ func (s *suite) testIPv6Grouped(t *testing.T) {
 	t.Parallel()
 	n := s.nextIP.Add(1)
 	s.burst(t, fmt.Sprintf("2001:db8:%x:%x::1", n>>16, n&0xffff))
-	path := s.m.Edge.Prefix + "/matrix/15/5/" + strconv.Itoa(s.year)
-	r := s.doRaw(t, http.MethodGet, path, fmt.Sprintf("2001:db8:%x:%x:ffff:ffff:ffff:fffe", n>>16, n&0xffff))
-	s.checkResponse(t, "GET (same /64)", path, r, tooMany, false)
-	r = s.doRaw(t, http.MethodGet, path, fmt.Sprintf("2001:db8:%x:%x::1", n>>16, (n&0xffff)^0x8000))
-	s.checkResponse(t, "GET (next /64)", path, r, s.matrixExpect(15, 5, s.year), false)
+	lp := s.limitedPaths()[0]
+	r := s.doRaw(t, http.MethodGet, lp.valid, fmt.Sprintf("2001:db8:%x:%x:ffff:ffff:ffff:fffe", n>>16, n&0xffff))
+	s.checkResponse(t, "GET (same /64)", lp.valid, r, tooMany, false)
+	r = s.doRaw(t, http.MethodGet, lp.valid, fmt.Sprintf("2001:db8:%x:%x::1", n>>16, (n&0xffff)^0x8000))
+	s.checkResponse(t, "GET (next /64)", lp.valid, r, lp.want, false)
 }
 
 // testRetryAfter checks that a request after Retry-After seconds is admitted (and, for an
@@ -796,20 +1081,20 @@ func (s *suite) testRetryAfter(t *testing.T) {
 	}
 	c := s.clientAddr()
 	s.burst(t, c)
-	path := s.m.Edge.Prefix + "/matrix/15/5/" + strconv.Itoa(s.year)
-	r := s.doRaw(t, http.MethodGet, path, c)
-	s.checkResponse(t, "GET", path, r, tooMany, false)
+	lp := s.limitedPaths()[0]
+	r := s.doRaw(t, http.MethodGet, lp.valid, c)
+	s.checkResponse(t, "GET", lp.valid, r, tooMany, false)
 	wait := time.Duration(s.retryAfter(t, r)) * time.Second
 	if s.target.ExactRetryAfter {
 		// The server counted from a moment between sending and receiving the 429;
 		// counting from the sending is never later than its "one second earlier".
 		time.Sleep(time.Until(r.sent.Add(wait - time.Second)))
-		early := s.doRaw(t, http.MethodGet, path, c)
-		s.checkResponse(t, "GET one second before Retry-After", path, early, tooMany, false)
+		early := s.doRaw(t, http.MethodGet, lp.valid, c)
+		s.checkResponse(t, "GET one second before Retry-After", lp.valid, early, tooMany, false)
 	}
 	time.Sleep(time.Until(r.at.Add(wait)))
-	late := s.doRaw(t, http.MethodGet, path, c)
-	s.checkResponse(t, "GET after Retry-After", path, late, s.matrixExpect(15, 5, s.year), false)
+	late := s.doRaw(t, http.MethodGet, lp.valid, c)
+	s.checkResponse(t, "GET after Retry-After", lp.valid, late, lp.want, false)
 }
 
 // doRaw sends a request as client, outside the suite's shared-bucket budget: the
@@ -859,11 +1144,12 @@ func (s *suite) checkList(t *testing.T, what string, body []byte) {
 	if err := json.Unmarshal(body, &items); err != nil {
 		t.Fatalf("%s: list: %v", what, err)
 	}
-	if len(items) != len(s.m.Edge.ValidNumbers) {
-		t.Fatalf("%s: %d items, want %d", what, len(items), len(s.m.Edge.ValidNumbers))
+	numbers := s.lifePathNumbers()
+	if len(items) != len(numbers) {
+		t.Fatalf("%s: %d items, want %d", what, len(items), len(numbers))
 	}
 	for i, it := range items {
-		n := s.m.Edge.ValidNumbers[i]
+		n := numbers[i]
 		if it["number"] != float64(n) {
 			t.Errorf("%s: item %d number %v, want %d", what, i, it["number"], n)
 		}
@@ -974,41 +1260,52 @@ func (s *suite) checkLicence(t *testing.T, what string, v map[string]any) {
 	}
 }
 
-func checkErrorBody(t *testing.T, what string, body []byte, status int, valid []int) {
+// errorTexts are the error texts of the contract's error keys (docs/design.md §5).
+var errorTexts = map[string]string{
+	manifest.ErrInvalidDate:      "Invalid date",
+	manifest.ErrNumberNotFound:   "Number not found",
+	manifest.ErrNotFound:         "Not found",
+	manifest.ErrMethodNotAllowed: "Method not allowed",
+	manifest.ErrTooManyRequests:  "Too many requests",
+	manifest.ErrInternal:         "Internal error",
+}
+
+// checkErrorBody checks the fields of an error body: its text (for the contract's keys),
+// its status, a message, and valid_numbers when the error lists them (valid: the numbers
+// of the routes that answer it), always for Number not found.
+func checkErrorBody(t *testing.T, what string, body []byte, key string, status int, valid []int) {
 	t.Helper()
 	var v map[string]any
 	if err := json.Unmarshal(body, &v); err != nil {
 		t.Fatalf("%s: error body: %v", what, err)
 	}
-	texts := map[int]string{400: "Invalid date", 405: "Method not allowed", 429: "Too many requests", 500: "Internal error"}
-	want, ok := texts[status]
-	if status == 404 {
-		want, ok = "Not found", true
-		if _, has := v["valid_numbers"]; has {
-			want = "Number not found"
-		}
-	}
-	if ok {
+	if want, ok := errorTexts[key]; ok {
 		equal(t, what, v, "error", want)
+	} else {
+		isString(t, what, v, "error")
 	}
 	if v["status"] != float64(status) {
 		t.Errorf("%s: status field %v, want %d", what, v["status"], status)
 	}
 	isString(t, what, v, "message")
-	if want == "Number not found" {
-		nums, _ := v["valid_numbers"].([]any)
-		got := make([]int, 0, len(nums))
-		for _, n := range nums {
-			f, _ := n.(float64)
-			got = append(got, int(f))
-		}
-		if !slices.Equal(got, valid) {
-			t.Errorf("%s: valid_numbers %v, want %v", what, got, valid)
-		}
-		keysInOrder(t, what, body, "error", "status", "message", "valid_numbers")
-	} else {
-		keysInOrder(t, what, body, "error", "status", "message")
+	_, has := v["valid_numbers"]
+	if key == manifest.ErrNumberNotFound && !has {
+		t.Errorf("%s: Number not found without valid_numbers", what)
 	}
+	if !has {
+		keysInOrder(t, what, body, "error", "status", "message")
+		return
+	}
+	nums, _ := v["valid_numbers"].([]any)
+	got := make([]int, 0, len(nums))
+	for _, n := range nums {
+		f, _ := n.(float64)
+		got = append(got, int(f))
+	}
+	if !slices.Equal(got, valid) {
+		t.Errorf("%s: valid_numbers %v, want %v", what, got, valid)
+	}
+	keysInOrder(t, what, body, "error", "status", "message", "valid_numbers")
 }
 
 func isString(t *testing.T, what string, v map[string]any, k string) {

@@ -137,7 +137,7 @@ func Pack(ctx context.Context, opts Options) (*Result, error) {
 			return nil, &OutputError{err}
 		}
 	}
-	return &Result{Archives: archives, Entries: len(entries), MatrixRows: len(tab.matrix), Duration: time.Since(start)}, nil
+	return &Result{Archives: archives, Entries: len(entries), MatrixRows: tab.rowsOf(MatrixCSV), Duration: time.Since(start)}, nil
 }
 
 // packedFiles loads the tree's manifest and lists the files the archives hold.
@@ -161,7 +161,7 @@ func packedFiles(dir string) (*manifest.Manifest, []manifest.File, error) {
 // collectEntries reads the tree's files and builds the dataset's own (CSV tables,
 // datapackage.json, CITATION.cff, SHA256SUMS): every entry of the archives, sorted by name.
 func collectEntries(ctx context.Context, opts Options, m *manifest.Manifest, src []manifest.File, prog *progress) ([]*entry, *tables, error) {
-	entries, tab, err := readTree(ctx, opts.Dir, src, prog)
+	entries, tab, err := readTree(ctx, opts.Dir, m.Years, src, prog)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -256,9 +256,9 @@ func newEntry(name string, body []byte, deflate func([]byte) []byte) *entry {
 
 // readTree reads, checks and compresses every packed file on several goroutines, and
 // collects the table rows from the records.
-func readTree(ctx context.Context, dir string, src []manifest.File, prog *progress) ([]*entry, *tables, error) {
+func readTree(ctx context.Context, dir string, years []int, src []manifest.File, prog *progress) ([]*entry, *tables, error) {
 	entries := make([]*entry, len(src))
-	tb := newTables(len(src))
+	tb := newTables()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var next atomic.Int64
@@ -277,7 +277,7 @@ func readTree(ctx context.Context, dir string, src []manifest.File, prog *progre
 				for i := lo; i < min(lo+chunk, len(src)); i++ {
 					e, err := readEntry(dir, &src[i], deflate)
 					if err == nil {
-						err = tb.add(i, src[i].Path, e.body)
+						err = tb.add(src[i].Path, e.body)
 					}
 					if err != nil {
 						cancel(err)
@@ -293,7 +293,7 @@ func readTree(ctx context.Context, dir string, src []manifest.File, prog *progre
 	if err := context.Cause(ctx); err != nil {
 		return nil, nil, err
 	}
-	if err := tb.finish(); err != nil {
+	if err := tb.finish(years); err != nil {
 		return nil, nil, &InputError{err}
 	}
 	return entries, tb, nil
