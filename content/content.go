@@ -1,6 +1,7 @@
 // Package content loads and validates the YAML content of the API: the site settings, the
-// 12 life path numbers, the 22 arcana and the 12 matrix positions. Every problem found is
-// reported at once, as file:line: field: message, sorted.
+// 12 life path numbers, the 22 arcana, the 12 matrix positions and the texts of the 78 pairs
+// of life path numbers. Every problem found is reported at once, as file:line: field:
+// message, sorted.
 package content
 
 import (
@@ -23,7 +24,7 @@ import (
 	"github.com/rivo/uniseg"
 )
 
-//go:embed site.yaml arcana.yaml positions.yaml life-path/*.yaml
+//go:embed site.yaml arcana.yaml positions.yaml life-path/*.yaml compatibility.yaml
 var embedded embed.FS
 
 // Embedded returns the content built into the binary.
@@ -35,6 +36,8 @@ type Content struct {
 	LifePaths []LifePath // in contract order: 1–9, 11, 22, 33
 	Arcana    []Arcanum  // Arcana[i].Number == i+1
 	Positions []Position // in Rules.PositionKeys order
+
+	Compatibility Compatibility // compatibility.yaml
 }
 
 // Rules are the facts of the contract the content must follow. They belong to the rules
@@ -156,6 +159,7 @@ func Load(fsys fs.FS, label string, r Rules) (*Content, error) {
 	c.Arcana = l.loadArcana()
 	c.Positions = l.loadPositions()
 	c.LifePaths = l.loadLifePaths()
+	c.Compatibility = l.loadCompatibility()
 	if len(l.problems) > 0 {
 		slices.SortStableFunc(l.problems, func(a, b Problem) int {
 			if c := strings.Compare(a.File, b.File); c != 0 {
@@ -183,6 +187,8 @@ type doc struct {
 	l    *loader
 	name string // as shown
 	file *ast.File
+
+	maxBytes int // the file's size limit
 }
 
 func (l *loader) display(name string) string {
@@ -195,8 +201,8 @@ func (l *loader) display(name string) string {
 // read parses name and decodes it strictly into v. It reports problems and returns nil when
 // the file cannot be used at all.
 func (l *loader) read(name string, v any) *doc {
-	d := &doc{l: l, name: l.display(name)}
-	b, err := readLimited(l.fsys, name)
+	d := &doc{l: l, name: l.display(name), maxBytes: maxFileBytes(name)}
+	b, err := readLimited(l.fsys, name, d.maxBytes)
 	if err != nil {
 		msg := err.Error()
 		if errors.Is(err, fs.ErrNotExist) {

@@ -17,6 +17,9 @@ import (
 const (
 	// MaxFileBytes bounds one YAML file.
 	MaxFileBytes = 64 << 10
+	// MaxCompatibilityBytes bounds compatibility.yaml, the one file that holds many texts
+	// (78 pairs, about 150 KB).
+	MaxCompatibilityBytes = 256 << 10
 	// MaxDepth bounds the nesting of flow collections ([…], {…}); block nesting is bounded
 	// by MaxFileBytes (each level costs a wider indent).
 	MaxDepth = 16
@@ -29,9 +32,9 @@ const (
 // precheck refuses a file over the size limit, with an alias or anchor, or nested too
 // deeply. It returns false, having reported the problem, when the file must not be parsed.
 func (d *doc) precheck(b []byte) (token.Tokens, bool) {
-	if len(b) > MaxFileBytes {
-		line := bytes.Count(b[:MaxFileBytes], []byte("\n")) + 1
-		d.problem(line, "", "file is larger than %d KiB (the limit is crossed on this line)", MaxFileBytes>>10)
+	if len(b) > d.maxBytes {
+		line := bytes.Count(b[:d.maxBytes], []byte("\n")) + 1
+		d.problem(line, "", "file is larger than %d KiB (the limit is crossed on this line)", d.maxBytes>>10)
 		return nil, false
 	}
 	if !utf8.Valid(b) {
@@ -129,12 +132,41 @@ func (d *doc) lifePathLengths(lp *LifePath) {
 	}
 }
 
-// readLimited reads a file, but no more than one byte past MaxFileBytes.
-func readLimited(fsys fs.FS, name string) ([]byte, error) {
+// maxFileBytes returns the size limit of the file name.
+func maxFileBytes(name string) int {
+	if name == CompatibilityFile {
+		return MaxCompatibilityBytes
+	}
+	return MaxFileBytes
+}
+
+// readLimited reads a file, but no more than one byte past limit.
+func readLimited(fsys fs.FS, name string, limit int) ([]byte, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	return io.ReadAll(io.LimitReader(f, int64(limit)+1))
+}
+
+// compatibilityLengths checks every string of compatibility.yaml against its limit.
+func (d *doc) compatibilityLengths(f *compatFile) {
+	for i, lv := range f.Levels {
+		yp, fd := fmt.Sprintf("$.levels[%d]", i), fmt.Sprintf("levels[%d]", i)
+		d.maxLen(yp+".key", fd+".key", lv.Key, maxName)
+		d.maxLen(yp+".name", fd+".name", lv.Name, maxName)
+		d.maxLen(yp+".description", fd+".description", lv.Description, maxShortText)
+	}
+	for i, p := range f.Pairs {
+		yp, fd := fmt.Sprintf("$.pairs[%d]", i), fmt.Sprintf("pairs[%d]", i)
+		d.maxLen(yp+".level", fd+".level", p.Level, maxName)
+		d.maxLen(yp+".summary", fd+".summary", p.Summary, maxParagraph)
+		d.maxLen(yp+".advice", fd+".advice", p.Advice, maxParagraph)
+		for key, items := range map[string][]string{"strengths": p.Strengths, "challenges": p.Challenges} {
+			for j, s := range items {
+				d.maxLen(fmt.Sprintf("%s.%s[%d]", yp, key, j), fmt.Sprintf("%s.%s[%d]", fd, key, j), s, maxShortText)
+			}
+		}
+	}
 }

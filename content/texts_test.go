@@ -9,7 +9,9 @@ import (
 // TestTextsVaryTheirOpenings keeps the built-in texts from sliding back into a template:
 // no opening word (compared by its first three letters, so «Ваш», «Ваша» and «Ваше» are one)
 // starts more than a third of the texts of one kind: each paragraph of the descriptions,
-// the love and advice texts, the taglines, the arcana and position descriptions.
+// the love and advice texts, the taglines, the arcana and position descriptions, and of the
+// compatibility texts the level descriptions, the summaries, the advice and the items of
+// strengths and of challenges.
 func TestTextsVaryTheirOpenings(t *testing.T) {
 	c, err := Load(Embedded(), "content", testRules)
 	if err != nil {
@@ -37,6 +39,15 @@ func TestTextsVaryTheirOpenings(t *testing.T) {
 	}
 	for _, p := range c.Positions {
 		kinds["position meaning"] = append(kinds["position meaning"], p.Meaning)
+	}
+	for _, lv := range c.Compatibility.Levels {
+		kinds["compatibility level description"] = append(kinds["compatibility level description"], lv.Description)
+	}
+	for _, p := range c.Compatibility.Pairs {
+		kinds["compatibility summary"] = append(kinds["compatibility summary"], p.Summary)
+		kinds["compatibility advice"] = append(kinds["compatibility advice"], p.Advice)
+		kinds["compatibility strength"] = append(kinds["compatibility strength"], p.Strengths...)
+		kinds["compatibility challenge"] = append(kinds["compatibility challenge"], p.Challenges...)
 	}
 	for kind, texts := range kinds {
 		count := map[string]int{}
