@@ -95,8 +95,8 @@ func (s *Site) errorSpecs() []errorSpec {
 	return []errorSpec{
 		{manifest.ErrInvalidDate, dir + "invalid-date.json", ErrorBody{
 			Error: "Invalid date", Status: 400,
-			Message: fmt.Sprintf("Дата не распознана. Укажите существующую дату с 01.01.%d по 31.12.%d в виде /matrix/{день}/{месяц}/{год}, например %s/matrix/15/5/1990.",
-				rules.FirstYear, rules.LastYear, s.APIBase),
+			Message: fmt.Sprintf("Дата не распознана. Укажите существующую дату с 01.01.%d по 31.12.%d тремя числами: {день}/{месяц}/{год}, например %s/matrix/15/5/1990 или %s/life-path/15/5/1990.",
+				rules.FirstYear, rules.LastYear, s.APIBase, s.APIBase),
 		}, "InvalidDate", fmt.Sprintf("Неверная или несуществующая дата, год вне %d–%d, неверный формат адреса", rules.FirstYear, rules.LastYear),
 			fmt.Sprintf("дата не существует или вне диапазона %d–%d, неверный формат адреса с датой", rules.FirstYear, rules.LastYear)},
 		{manifest.ErrNumberNotFound, dir + "number-not-found.json", ErrorBody{

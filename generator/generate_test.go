@@ -38,13 +38,14 @@ func generate(t *testing.T, dir string, years ...int) string {
 func TestGolden(t *testing.T) {
 	out := generate(t, t.TempDir(), 1990, 2000)
 	files := map[string]string{
-		"life-path-7.json":       manifest.LifePathFile(7),
-		"life-path-33.json":      manifest.LifePathFile(33),
-		"life-path-list.json":    manifest.ListFile,
-		"matrix-1990-05-15.json": manifest.MatrixFile(15, 5, 1990),
-		"matrix-2000-02-29.json": manifest.MatrixFile(29, 2, 2000),
-		"index.json":             manifest.IndexFile,
-		"headers.txt":            manifest.HeadersFile,
+		"life-path-7.json":               manifest.LifePathFile(7),
+		"life-path-33.json":              manifest.LifePathFile(33),
+		"life-path-list.json":            manifest.ListFile,
+		"matrix-1990-05-15.json":         manifest.MatrixFile(15, 5, 1990),
+		"matrix-2000-02-29.json":         manifest.MatrixFile(29, 2, 2000),
+		"life-path-date-1990-05-15.json": route(manifest.RouteLifePathDate).FilePath([]int{15, 5, 1990}),
+		"index.json":                     manifest.IndexFile,
+		"headers.txt":                    manifest.HeadersFile,
 	}
 	errs, err := os.ReadDir(filepath.Join(out, manifest.ErrorsDir))
 	if err != nil {
@@ -389,5 +390,57 @@ func TestLoadContentFamousPeople(t *testing.T) {
 		if got := errs[i].String(); got != w {
 			t.Errorf("problem %d = %q, want %q", i, got, w)
 		}
+	}
+}
+
+// TestVerifyNamesTheField: one changed byte in a file of a route, or in a line of a packed
+// month file, is reported with the file, the line and date where there is one, and the field
+// whose value differs from what the rules and the content give.
+func TestVerifyNamesTheField(t *testing.T) {
+	lpDate := route(manifest.RouteLifePathDate)
+	lpMonth, _ := lpDate.PackedPath([]int{15, 5, 2000})
+	tests := []struct {
+		name     string
+		file     string
+		old, new string
+		want     string // the invalid entry; the corrupt entry is always there too
+	}{
+		{"life path of a date: its number", lpDate.FilePath([]int{15, 5, 2000}), `"number":4,"life_path"`, `"number":5,"life_path"`,
+			"field number is 5, the rules and the content give 4"},
+		{"life path of a date: its item", lpDate.FilePath([]int{15, 5, 2000}), `"archetype":"Строитель"`, `"archetype":"Строитеь"`,
+			`field life_path.archetype is "Строитеь"`},
+		{"life path of a date: a packed line", lpMonth, `{"input":{"day":15,"month":5,"year":2000},"number":4,`, `{"input":{"day":15,"month":5,"year":2000},"number":6,`,
+			"line 15, 15.05.2000: field number is 6, the rules and the content give 4"},
+	}
+	out := generate(t, t.TempDir(), 2000)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(out, filepath.FromSlash(tt.file))
+			orig, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad := bytes.Replace(orig, []byte(tt.old), []byte(tt.new), 1)
+			if bytes.Equal(bad, orig) {
+				t.Fatalf("fixture: %s does not hold %s", tt.file, tt.old)
+			}
+			if err := os.WriteFile(p, bad, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			defer os.WriteFile(p, orig, 0o644)
+			res, err := Verify(context.Background(), out, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, pr := range res.Problems {
+				got = append(got, pr.String())
+			}
+			want := "invalid: " + tt.file + ": " + tt.want
+			if len(res.Problems) != 2 || res.Problems[0].Kind != ProblemCorrupt || res.Problems[0].Path != tt.file ||
+				!strings.HasPrefix(res.Problems[1].String(), want) {
+				t.Fatalf("problems:\n%s\nwant the corrupt entry and %q…", strings.Join(got, "\n"), want)
+			}
+		})
 	}
 }

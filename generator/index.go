@@ -91,7 +91,7 @@ func (s *Site) APIIndex() APIIndex {
 		Docs:        s.SiteURL + "/",
 		LLMsTxt:     s.SiteURL + "/" + LLMsFile,
 		Routes:      s.indexRoutes(),
-		RateLimit:   fmt.Sprintf("%d запросов к /matrix за %d секунд с одного адреса", contract.RateLimitRequests, contract.RateLimitWindowSeconds),
+		RateLimit:   fmt.Sprintf("%d запросов за %d секунд с одного адреса %s", contract.RateLimitRequests, contract.RateLimitWindowSeconds, limitedRoutesRu()),
 		Dataset:     dataset,
 		License:     License,
 		LicenseURL:  LicenseURL,

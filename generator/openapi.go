@@ -11,6 +11,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/generator/rules"
 )
 
 // OpenAPIVersion is the version of the OpenAPI Specification the document follows.
@@ -124,6 +125,9 @@ func (s *Site) fieldExtras() map[string]obj {
 		"*.attribution_html":      {"description": "Та же подпись ссылкой, HTML (содержимое экранировано)"},
 		"*.suggested_citation":    {"description": "Как сослаться на запись"},
 		"*.source_url":            {"format": "uri", "description": "Страница сайта с этими данными"},
+		"DateInput.day":           {"minimum": 1, "maximum": 31},
+		"DateInput.month":         {"minimum": 1, "maximum": 12},
+		"DateInput.year":          {"minimum": rules.FirstYear, "maximum": rules.LastYear},
 		"ErrorBody.error":         {"enum": s.errorTexts()},
 		"ErrorBody.status":        {"enum": s.errorStatuses()},
 		"ErrorBody.message":       {"description": "Объяснение по-русски"},

@@ -78,8 +78,10 @@ type pageData struct {
 	FirstYear   int
 	LastYear    int
 	RateLimit   manifest.RateLimit
-	Routes      []routeDoc
-	Downloads   []Download
+	// LimitedRoutes are the patterns of the rate-limited routes, which share the limit.
+	LimitedRoutes []string
+	Routes        []routeDoc
+	Downloads     []Download
 
 	// home
 	Errors          []errorDoc
@@ -139,13 +141,14 @@ func newPageRenderer(s *Site) (*pageRenderer, error) {
 		s:   s,
 		tfs: templates.FS(),
 		base: pageData{
-			Site:       s,
-			LicenseURL: LicenseURL,
-			FirstYear:  rules.FirstYear,
-			LastYear:   rules.LastYear,
-			RateLimit:  cfg.RateLimit,
-			Routes:     routeDocs(),
-			Downloads:  Downloads(),
+			Site:          s,
+			LicenseURL:    LicenseURL,
+			FirstYear:     rules.FirstYear,
+			LastYear:      rules.LastYear,
+			RateLimit:     cfg.RateLimit,
+			LimitedRoutes: limitedRoutes(),
+			Routes:        routeDocs(),
+			Downloads:     Downloads(),
 		},
 	}, nil
 }

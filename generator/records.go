@@ -164,8 +164,8 @@ func (s *Site) LifePathList() []LifePathItem {
 	return items
 }
 
-// MatrixInput is the canonical date of a matrix record.
-type MatrixInput struct {
+// DateInput is the canonical date of a record of a date route.
+type DateInput struct {
 	Day   int `json:"day"`
 	Month int `json:"month"`
 	Year  int `json:"year"`
@@ -205,7 +205,7 @@ func (p *MatrixPositions) Cells() [rules.NumPositions]*MatrixCell {
 
 // MatrixRecord is the body of /matrix/{d}/{m}/{y}.
 type MatrixRecord struct {
-	Input             MatrixInput     `json:"input"`
+	Input             DateInput       `json:"input"`
 	Matrix            MatrixPositions `json:"matrix"`
 	SuggestedCitation string          `json:"suggested_citation"`
 	SourceURL         string          `json:"source_url"`
@@ -216,7 +216,7 @@ type MatrixRecord struct {
 // MatrixRecord builds the record of one valid date.
 func (s *Site) MatrixRecord(day, month, year int) MatrixRecord {
 	r := MatrixRecord{
-		Input:             MatrixInput{day, month, year},
+		Input:             DateInput{day, month, year},
 		SuggestedCitation: s.matrixCitation(day, month, year),
 		SourceURL:         s.MatrixSourceURL(),
 		DetailsURL:        s.MatrixDetailsURL(day, month, year),
@@ -236,6 +236,41 @@ func (s *Site) matrixCitation(day, month, year int) string {
 		"{version}", manifest.APIVersion,
 		"{url}", s.MatrixDetailsURL(day, month, year),
 	).Replace(s.citationMatrix)
+}
+
+// LifePathDateSourceURL is the human page behind a life path record of a date: the page of
+// its number.
+func (s *Site) LifePathDateSourceURL(n int) string { return s.LifePathSourceURL(n) }
+
+// LifePathDateRecord is the body of /life-path/{day}/{month}/{year}: the life path number
+// of a date (docs/design.md §7) and the number's list item.
+type LifePathDateRecord struct {
+	Input             DateInput    `json:"input"`
+	Number            int          `json:"number"`
+	LifePath          LifePathItem `json:"life_path"` // the item of /life-path: url is the full record
+	SuggestedCitation string       `json:"suggested_citation"`
+	SourceURL         string       `json:"source_url"`
+	attribution
+}
+
+// LifePathDateRecord builds the record of one valid date.
+func (s *Site) LifePathDateRecord(day, month, year int) LifePathDateRecord {
+	return s.lifePathDateRecord(DateInput{day, month, year}, rules.LifePath(day, month, year))
+}
+
+// lifePathDateRecord builds the record of a date whose number is n.
+func (s *Site) lifePathDateRecord(in DateInput, n int) LifePathDateRecord {
+	r := LifePathDateRecord{Input: in, Number: n, SourceURL: s.LifePathDateSourceURL(n), attribution: s.attribution()}
+	for _, it := range s.LifePathList() {
+		if it.Number == n {
+			r.LifePath = it
+		}
+	}
+	r.SuggestedCitation = strings.NewReplacer(
+		"{number}", strconv.Itoa(n), "{archetype}", r.LifePath.Archetype,
+		"{version}", manifest.APIVersion, "{url}", r.SourceURL,
+	).Replace(s.citationLifePath)
+	return r
 }
 
 // Encode renders v as the API does: compact JSON, Cyrillic and <>& unescaped, one trailing

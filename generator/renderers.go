@@ -109,14 +109,28 @@ func renderers() map[string]renderer {
 			},
 			pages: func(p *pageRenderer) []page { return p.lifePathPages() },
 		},
+		manifest.RouteLifePathDate: {
+			body: LifePathDateRecord{},
+			fields: func(*Site) map[string]obj {
+				return map[string]obj{
+					"LifePathDateRecord.number":    {"enum": rules.LifePathNumbers, "description": "Число жизненного пути этой даты"},
+					"LifePathDateRecord.life_path": {"description": "Краткое описание числа, как в /life-path; url — полная запись"},
+				}
+			},
+			encoder: func(s *Site) (encodeFunc, error) {
+				e, err := newLifePathDateEncoder(s)
+				if err != nil {
+					return nil, err
+				}
+				return func(dst []byte, v []int) ([]byte, error) { return e.Append(dst, v[0], v[1], v[2]), nil }, nil
+			},
+			tables: []Table{lifePathDatesTable()},
+		},
 		manifest.RouteMatrix: {
 			body: MatrixRecord{},
 			fields: func(*Site) map[string]obj {
 				return map[string]obj{
 					"MatrixRecord.details_url": {"format": "uri", "description": "Страница с расшифровкой этой даты"},
-					"MatrixInput.day":          {"minimum": 1, "maximum": 31},
-					"MatrixInput.month":        {"minimum": 1, "maximum": 12},
-					"MatrixInput.year":         {"minimum": rules.FirstYear, "maximum": rules.LastYear},
 					"MatrixCell.arcana":        {"minimum": 1, "maximum": 22, "description": "Номер старшего аркана"},
 					"MatrixCell.emoji":         {"minLength": 1},
 				}

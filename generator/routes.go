@@ -49,6 +49,14 @@ func Routes() []manifest.Route {
 		English:     "one life path number in full (1–9, 11, 22, 33)",
 		Example:     p + "/life-path/7",
 	}, {
+		Name: manifest.RouteLifePathDate, Pattern: p + "/life-path/{day}/{month}/{year}", File: "api/public/life-path/{day}/{month}/{year}.json",
+		Params: date, Packed: &manifest.Packed{File: "api/public/life-path-months/{year}/{month}.jsonl", Line: "day"},
+		Error: manifest.ErrInvalidDate, RateLimited: true,
+		Summary:     "Число жизненного пути для даты рождения",
+		Description: fmt.Sprintf("Число жизненного пути для даты рождения с %d по %d год и его краткое описание", rules.FirstYear, rules.LastYear),
+		English:     "the life path number of a birth date, " + years + ", with the number's brief description",
+		Example:     p + "/life-path/15/5/1990",
+	}, {
 		Name: manifest.RouteMatrix, Pattern: p + "/matrix/{day}/{month}/{year}", File: "api/public/matrix/{day}/{month}/{year}.json",
 		Params: date, Packed: &manifest.Packed{File: manifest.MatrixMonthsPattern, Line: "day"},
 		Error: manifest.ErrInvalidDate, RateLimited: true,

@@ -99,6 +99,61 @@ func lifePathTable() Table {
 	}
 }
 
+// lifePathDatesTable is life-path-dates.csv: the life path number of every date.
+func lifePathDatesTable() Table {
+	return Table{
+		Name:        "life-path-dates",
+		Title:       "Life path number of every birth date",
+		Description: "One row per date: its life path number; the same values as api/public/life-path/{day}/{month}/{year}.json. The numbers are described in life-path.csv.",
+		Russian:     "число жизненного пути для каждой даты: дата ISO, день, месяц, год и число",
+		Fields: []TableField{
+			{Name: "date", Type: "date", Description: "Birth date, ISO 8601 (YYYY-MM-DD)", Unique: true},
+			intField("day", "Day of the month", 1, 31),
+			intField("month", "Month", 1, 12),
+			intField("year", "Year", rules.FirstYear, rules.LastYear),
+			{Name: "number", Type: "integer", Description: "Life path number; see life-path.csv", Enum: rules.LifePathNumbers},
+		},
+		PrimaryKey:  []string{"date"},
+		ForeignKeys: []TableForeignKey{{Field: "number", Table: "life-path", TableField: "number"}},
+		Rows: func(vals []int, body []byte) ([][]string, error) {
+			d, m, y, n, ok := scanLifePathDate(body)
+			if !ok {
+				var r LifePathDateRecord
+				if err := json.Unmarshal(body, &r); err != nil {
+					return nil, fmt.Errorf("not a life path record of a date: %w", err)
+				}
+				d, m, y, n = r.Input.Day, r.Input.Month, r.Input.Year, r.Number
+			}
+			if d != vals[0] || m != vals[1] || y != vals[2] {
+				return nil, fmt.Errorf("holds the record of %d.%d.%d", d, m, y)
+			}
+			return [][]string{{fmt.Sprintf("%04d-%02d-%02d", y, m, d), strconv.Itoa(d), strconv.Itoa(m), strconv.Itoa(y), strconv.Itoa(n)}}, nil
+		},
+	}
+}
+
+// scanLifePathDate reads the date and the number of a life path record of a date as the
+// generator writes it, without a full JSON parse; ok is false for anything unexpected.
+func scanLifePathDate(b []byte) (d, m, y, n int, ok bool) {
+	rest, ok := bytes.CutPrefix(b, []byte(`{"input":{"day":`))
+	if !ok {
+		return
+	}
+	fields := []struct {
+		after string
+		dst   *int
+	}{{`,"month":`, &d}, {`,"year":`, &m}, {`},"number":`, &y}, {`,"life_path":`, &n}}
+	for _, f := range fields {
+		if rest, ok = scanInt(rest, f.dst); !ok {
+			return
+		}
+		if rest, ok = bytes.CutPrefix(rest, []byte(f.after)); !ok {
+			return
+		}
+	}
+	return d, m, y, n, true
+}
+
 // matrixTable is matrix.csv: the date and the arcana of the 12 positions, one row a date.
 func matrixTable() Table {
 	fields := []TableField{

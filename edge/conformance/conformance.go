@@ -156,6 +156,7 @@ const (
 	kindList
 	kindLifePath
 	kindMatrix
+	kindLifePathDate
 )
 
 // expect is what the contract requires of one response.
@@ -164,7 +165,7 @@ type expect struct {
 	file   string // 200/304: the tree file of the body
 	errKey string // errors: the EdgeConfig.Errors key
 	kind   int
-	date   [3]int // kindMatrix: the canonical date
+	date   [3]int // kindMatrix, kindLifePathDate: the canonical date
 	number int    // kindLifePath
 }
 
@@ -254,6 +255,7 @@ func (s *suite) routeCases() []tcase {
 		{name: "outside the prefix matrix", path: "/matrix/1/1/" + ys + "/unknown-page", static: true, want: expect{status: 404}},
 	}
 	cases = append(cases, s.matrixRouteCases()...)
+	cases = append(cases, s.lifePathDateCases()...)
 	// Every life path number, and HEAD of each kind.
 	for _, n := range s.lifePathNumbers() {
 		cases = append(cases, tcase{name: "life-path " + strconv.Itoa(n), path: p + "/life-path/" + strconv.Itoa(n), want: s.lifePathExpect(n)})
@@ -423,6 +425,7 @@ var routeKinds = map[string]int{
 	manifest.RouteLifePathList: kindList,
 	manifest.RouteLifePath:     kindLifePath,
 	manifest.RouteMatrix:       kindMatrix,
+	manifest.RouteLifePathDate: kindLifePathDate,
 }
 
 // rowExpect is the answer to a route's value (raw order): the file of its canonical form.
@@ -433,7 +436,7 @@ func (s *suite) rowExpect(r manifest.Route, vals []int) expect {
 	}
 	e := s.fileExpect(r.FilePath(c), routeKinds[r.Name])
 	switch e.kind {
-	case kindMatrix:
+	case kindMatrix, kindLifePathDate:
 		e.date = [3]int{c[0], c[1], c[2]}
 	case kindLifePath:
 		e.number = c[0]
@@ -563,6 +566,36 @@ func (s *suite) tableCases() []tcase {
 		}
 	}
 	return cases
+}
+
+// lifePathDateCases are the §3 cases of the life path route of a date, which shares its
+// scope with the route of a number: a path of three segments is a date's, of one a
+// number's.
+func (s *suite) lifePathDateCases() []tcase {
+	y := s.year
+	ys := strconv.Itoa(y)
+	lp := func(rest string) string { return s.m.Edge.Prefix + "/life-path" + rest }
+	at := func(d, m, y int) expect { return s.rowExpect(s.row(manifest.RouteLifePathDate), []int{d, m, y}) }
+	return []tcase{
+		{name: "life-path date", path: lp("/15/5/" + ys), want: at(15, 5, y)},
+		{name: "life-path date leading zeros", path: lp("/015/05/" + ys), want: at(15, 5, y)},
+		{name: "life-path date trailing slash", path: lp("/1/1/" + ys + "/"), want: at(1, 1, y)},
+		{name: "life-path date first", path: lp("/1/1/1900"), want: at(1, 1, 1900)},
+		{name: "life-path date last", path: lp("/31/12/2100"), want: at(31, 12, 2100)},
+		{name: "life-path date 29.02.2000", path: lp("/29/2/2000"), want: at(29, 2, 2000)},
+		{name: "life-path date 29.02.1900", path: lp("/29/2/1900"), want: invalidDate},
+		{name: "life-path date 30.02", path: lp("/30/2/" + ys), want: invalidDate},
+		{name: "life-path date year 1899", path: lp("/31/12/1899"), want: invalidDate},
+		{name: "life-path date year 2101", path: lp("/1/1/2101"), want: invalidDate},
+		{name: "life-path date month 13", path: lp("/1/13/" + ys), want: invalidDate},
+		{name: "life-path date non-numeric", path: lp("/a/b/c"), want: invalidDate},
+		{name: "life-path date percent-encoded", path: lp("/%31/1/" + ys), want: invalidDate},
+		{name: "life-path date empty day", path: lp("//1/" + ys), want: invalidDate},
+		{name: "life-path four segments: a date's form", path: lp("/1/1/" + ys + "/1"), want: invalidDate},
+		{name: "life-path two segments: a number's", path: lp("/1/1"), want: numberNotFound},
+		{name: "HEAD life-path date", method: http.MethodHead, path: lp("/15/5/" + ys), want: at(15, 5, y)},
+		{name: "HEAD life-path date invalid", method: http.MethodHead, path: lp("/30/2/" + ys), want: invalidDate},
+	}
 }
 
 func (s *suite) methodCases() []tcase {
@@ -948,10 +981,11 @@ func (s *suite) testRateLimit(t *testing.T) {
 
 var tooMany = expect{status: 429, errKey: manifest.ErrTooManyRequests}
 
-// limitedPath is what the rate-limit tests send to one rate-limited route.
+// limitedPath is what the rate-limit tests send to one rate-limited route: paths the route
+// owns (a valid value, an invalid one, a malformed one).
 type limitedPath struct {
-	valid, invalid, scope string
-	want                  expect // the answer to valid under the limit
+	valid, invalid, malformed string
+	want                      expect // the answer to valid under the limit
 }
 
 // limitedPaths are the paths of the rate-limited routes, in table order.
@@ -962,8 +996,12 @@ func (s *suite) limitedPaths() []limitedPath {
 			continue
 		}
 		vals := s.sampleValues(r)[0]
-		lp := limitedPath{valid: routePath(r, itoas(vals, "")), scope: r.Scope(), want: s.rowExpect(r, vals)}
-		lp.invalid = lp.scope + "/not-valid"
+		x := make([]string, len(vals))
+		for i := range x {
+			x[i] = "x"
+		}
+		lp := limitedPath{valid: routePath(r, itoas(vals, "")), malformed: routePath(r, x), want: s.rowExpect(r, vals)}
+		lp.invalid = lp.malformed
 		if bad := s.invalidSegments(r, vals); len(bad) > 0 {
 			lp.invalid = routePath(r, bad[0])
 		}
@@ -986,7 +1024,7 @@ func (s *suite) burst(t *testing.T, client string) {
 		case 1:
 			r = s.doRaw(t, http.MethodGet, lp.invalid, client)
 		case 2:
-			r = s.doRaw(t, http.MethodPost, lp.scope, client)
+			r = s.doRaw(t, http.MethodPost, lp.malformed, client)
 		default:
 			r = s.doRaw(t, http.MethodHead, lp.valid+"/", client)
 		}
@@ -1038,7 +1076,7 @@ func (s *suite) testLimitReached(t *testing.T) {
 	for _, lp := range lims {
 		qs = append(qs,
 			query{http.MethodGet, lp.valid, tooMany},
-			query{http.MethodGet, lp.scope + "/not-a-value", tooMany},
+			query{http.MethodGet, lp.malformed, tooMany},
 			query{http.MethodDelete, lp.valid, tooMany},
 			query{http.MethodHead, lp.valid, tooMany},
 			query{http.MethodOptions, lp.valid, expect{status: 204}})
@@ -1134,6 +1172,8 @@ func (s *suite) checkBody(t *testing.T, what string, body []byte, want expect) {
 		s.checkLifePath(t, what, body, want)
 	case kindMatrix:
 		s.checkMatrix(t, what, body, want)
+	case kindLifePathDate:
+		s.checkLifePathDate(t, what, body, want)
 	}
 }
 
@@ -1247,6 +1287,65 @@ func (s *suite) checkMatrix(t *testing.T, what string, body []byte, want expect)
 	equal(t, what, v, "source_url", site+"/matrix")
 	equal(t, what, v, "details_url", fmt.Sprintf("%s/matrix/details?date=%04d-%02d-%02d", site, y, m, d))
 	s.checkLicence(t, what, v)
+}
+
+// lifePathOf is the life path number of a date by the words of docs/design.md §7: all the
+// digits of DD, MM and YYYY summed, then, while above 9 and not 11, 22 or 33, the digits of
+// the sum.
+func lifePathOf(d, m, y int) int {
+	n := 0
+	for _, c := range fmt.Sprintf("%02d%02d%04d", d, m, y) {
+		n += int(c - '0')
+	}
+	for n > 9 && n != 11 && n != 22 && n != 33 {
+		sum := 0
+		for ; n > 0; n /= 10 {
+			sum += n % 10
+		}
+		n = sum
+	}
+	return n
+}
+
+// checkLifePathDate checks the life path record of a date: its number by the rule, the
+// number's item of the tree's list, its source and licence.
+func (s *suite) checkLifePathDate(t *testing.T, what string, body []byte, want expect) {
+	t.Helper()
+	keysInOrder(t, what, body, "input", "number", "life_path", "suggested_citation", "source_url", "license",
+		"license_url", "attribution", "attribution_html", "api_version")
+	var v struct {
+		Input    struct{ Day, Month, Year int } `json:"input"`
+		Number   int                            `json:"number"`
+		LifePath json.RawMessage                `json:"life_path"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	d, m, y := want.date[0], want.date[1], want.date[2]
+	if v.Input.Day != d || v.Input.Month != m || v.Input.Year != y {
+		t.Errorf("%s: input %+v, want %d.%d.%d", what, v.Input, d, m, y)
+	}
+	n := lifePathOf(d, m, y)
+	if v.Number != n {
+		t.Errorf("%s: number %d, the rule gives %d", what, v.Number, n)
+	}
+	list, err := os.ReadFile(filepath.Join(s.target.TreeDir, filepath.FromSlash(manifest.ListFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(list, &items); err != nil {
+		t.Fatalf("%s: %v", manifest.ListFile, err)
+	}
+	i := slices.Index(s.lifePathNumbers(), n)
+	if i < 0 || i >= len(items) || !bytes.Equal(v.LifePath, items[i]) {
+		t.Errorf("%s: life_path %s, want the list's item of %d", what, v.LifePath, n)
+	}
+	var rec map[string]any
+	_ = json.Unmarshal(body, &rec)
+	equal(t, what, rec, "source_url", s.m.SiteURL+"/life-path/"+strconv.Itoa(n))
+	isString(t, what, rec, "suggested_citation")
+	s.checkLicence(t, what, rec)
 }
 
 func (s *suite) checkLicence(t *testing.T, what string, v map[string]any) {

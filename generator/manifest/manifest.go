@@ -49,6 +49,7 @@ const (
 	RouteOpenAPI      = "openapi"
 	RouteLifePathList = "life-path-list"
 	RouteLifePath     = "life-path"
+	RouteLifePathDate = "life-path-date"
 	RouteMatrix       = "matrix"
 )
 

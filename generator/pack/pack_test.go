@@ -316,7 +316,7 @@ func TestTablesAgreeWithRecords(t *testing.T) {
 			if err := json.Unmarshal(body, &rec); err != nil {
 				t.Fatal(err)
 			}
-			if rec.Input != (generator.MatrixInput{Day: d, Month: m, Year: y}) {
+			if rec.Input != (generator.DateInput{Day: d, Month: m, Year: y}) {
 				t.Fatalf("row %s: record input %+v", date, rec.Input)
 			}
 			for p, c := range rec.Matrix.Cells() {
