@@ -105,6 +105,12 @@ func (s *Site) errorSpecs() []errorSpec {
 			ValidNumbers: rules.LifePathNumbers,
 		}, "NumberNotFound", "Такого числа жизненного пути нет",
 			"такого числа жизненного пути нет; в ответе есть список valid_numbers"},
+		{manifest.ErrArcanaNotFound, dir + "arcana-not-found.json", ErrorBody{
+			Error: "Arcana not found", Status: 404,
+			Message:      "Такого старшего аркана нет. Старшие арканы пронумерованы от 1 до 22; их список — " + s.APIBase + "/arcana.",
+			ValidNumbers: rules.ArcanaNumbers,
+		}, "ArcanaNotFound", "Такого старшего аркана нет",
+			"такого старшего аркана нет; в ответе есть список valid_numbers"},
 		{manifest.ErrNotFound, dir + "not-found.json", ErrorBody{
 			Error: "Not found", Status: 404,
 			Message: "Такого адреса в API нет. Список маршрутов — " + s.APIBase + ", описание OpenAPI — " + s.APIBase + "/openapi.json.",

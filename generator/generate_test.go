@@ -44,6 +44,8 @@ func TestGolden(t *testing.T) {
 		"matrix-1990-05-15.json":         manifest.MatrixFile(15, 5, 1990),
 		"matrix-2000-02-29.json":         manifest.MatrixFile(29, 2, 2000),
 		"life-path-date-1990-05-15.json": route(manifest.RouteLifePathDate).FilePath([]int{15, 5, 1990}),
+		"arcana-list.json":               route(manifest.RouteArcanaList).File,
+		"arcana-22.json":                 route(manifest.RouteArcana).FilePath([]int{22}),
 		"index.json":                     manifest.IndexFile,
 		"headers.txt":                    manifest.HeadersFile,
 	}
@@ -51,8 +53,8 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(errs) != 6 {
-		t.Fatalf("%d error bodies, want 6", len(errs))
+	if want := len(testSite(t).errorSpecs()); len(errs) != want {
+		t.Fatalf("%d error bodies, want %d", len(errs), want)
 	}
 	for _, e := range errs {
 		files["error-"+e.Name()] = manifest.ErrorsDir + "/" + e.Name()
@@ -412,6 +414,17 @@ func TestVerifyNamesTheField(t *testing.T) {
 		{"life path of a date: a packed line", lpMonth, `{"input":{"day":15,"month":5,"year":2000},"number":4,`, `{"input":{"day":15,"month":5,"year":2000},"number":6,`,
 			"line 15, 15.05.2000: field number is 6, the rules and the content give 4"},
 	}
+	tests = append(tests, []struct {
+		name     string
+		file     string
+		old, new string
+		want     string
+	}{
+		{"arcanum: its description", route(manifest.RouteArcana).FilePath([]int{7}), `целеустремлённости`, `целеустремленности`,
+			`field description differs at character 78: "…т о целеустремленности, о доро…", the rules and the content give "…т о целеустремлённости, о доро…"`},
+		{"arcana list: an emoji", route(manifest.RouteArcanaList).File, `"emoji":"🏇"`, `"emoji":"🐎"`,
+			`field arcana[6].emoji is "🐎", the rules and the content give "🏇"`},
+	}...)
 	out := generate(t, t.TempDir(), 2000)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -32,6 +32,12 @@ const (
 	AssetsDir        = "assets"
 )
 
+// ArcanaListPage is the page of the 22 arcana.
+const ArcanaListPage = "arcana.html"
+
+// ArcanaPage is the tree path of the page of an arcanum.
+func ArcanaPage(n int) string { return "arcana/" + strconv.Itoa(n) + ".html" }
+
 // LifePathPage is the tree path of the page of a life path number.
 func LifePathPage(n int) string { return "life-path/" + strconv.Itoa(n) + ".html" }
 
@@ -94,6 +100,10 @@ type pageData struct {
 	People     []personDoc
 	APIPath    string
 	Prev, Next *LifePathItem
+	// arcana pages
+	ArcanaList               ArcanaList
+	ArcanaRecord             *ArcanaRecord
+	PrevArcanum, NextArcanum *ArcanaItem
 	// matrix pages
 	Positions   []positionDoc
 	Arcana      []arcanumDoc
@@ -250,6 +260,45 @@ func (p *pageRenderer) matrixPages() []page {
 				return err
 			}},
 	}
+}
+
+// arcanaListPage is the page of the 22 arcana.
+func (p *pageRenderer) arcanaListPage() page {
+	return page{file: ArcanaListPage, template: "arcana-list.html", path: "/arcana", indexed: true,
+		title:       "Старшие арканы — " + p.s.Content.Site.Title,
+		description: "Двадцать два старших аркана матрицы судьбы: номер, название, ключевое слово и значение.",
+		fill: func(d *pageData) error {
+			d.ArcanaList = p.s.ArcanaList()
+			d.APIPath = RoutePath(manifest.RouteArcanaList)
+			return nil
+		}}
+}
+
+// arcanaPages are the pages of the arcana, one each.
+func (p *pageRenderer) arcanaPages() []page {
+	s := p.s
+	list := s.ArcanaList().Arcana
+	var out []page
+	for i := range s.Content.Arcana {
+		a := &s.Content.Arcana[i]
+		out = append(out, page{file: ArcanaPage(a.Number), template: "arcana.html",
+			path: "/arcana/" + strconv.Itoa(a.Number), indexed: true,
+			title:       fmt.Sprintf("Старший аркан %d — %s — %s", a.Number, a.Name, s.Content.Site.Title),
+			description: fmt.Sprintf("Аркан %d, %s: %s. Его значение в матрице судьбы.", a.Number, a.Name, a.Keyword),
+			fill: func(d *pageData) error {
+				rec := s.ArcanaRecord(a)
+				d.ArcanaRecord = &rec
+				d.APIPath = RoutePath(manifest.RouteArcana, a.Number)
+				if i > 0 {
+					d.PrevArcanum = &list[i-1]
+				}
+				if i+1 < len(list) {
+					d.NextArcanum = &list[i+1]
+				}
+				return nil
+			}})
+	}
+	return out
 }
 
 // fillLifePath fills the fields of the page of the i-th life path number.

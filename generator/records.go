@@ -29,7 +29,7 @@ type Site struct {
 	AttributionHTML string
 
 	// The suggested citations' templates with the site's own placeholders filled in.
-	citationLifePath, citationMatrix string
+	citationLifePath, citationMatrix, citation string
 }
 
 // NewSite fills in the site's URLs and attribution; siteURL overrides content's when set.
@@ -56,6 +56,7 @@ func NewSite(c *content.Content, siteURL string) (*Site, error) {
 			html.EscapeString(fill(c.Site.AttributionLinkText)) + `</a>`,
 		citationLifePath: fill(c.Site.CitationLifePath),
 		citationMatrix:   fill(c.Site.CitationMatrix),
+		citation:         fill(c.Site.Citation),
 	}, nil
 }
 
@@ -271,6 +272,74 @@ func (s *Site) lifePathDateRecord(in DateInput, n int) LifePathDateRecord {
 		"{version}", manifest.APIVersion, "{url}", r.SourceURL,
 	).Replace(s.citationLifePath)
 	return r
+}
+
+// cite is the suggested citation of a record without a template of its own: subject names
+// what it holds, url its page.
+func (s *Site) cite(subject, url string) string {
+	return strings.NewReplacer("{subject}", subject, "{version}", manifest.APIVersion, "{url}", url).Replace(s.citation)
+}
+
+// ArcanaSourceURL is the human page of an arcanum; ArcanaListSourceURL that of the 22.
+func (s *Site) ArcanaSourceURL(n int) string { return s.SiteURL + "/arcana/" + strconv.Itoa(n) }
+
+// ArcanaListSourceURL is the human page of the 22 arcana.
+func (s *Site) ArcanaListSourceURL() string { return s.SiteURL + "/arcana" }
+
+// ArcanaItem is one entry of /arcana.
+type ArcanaItem struct {
+	Number    int    `json:"number"`
+	Name      string `json:"name"`
+	Keyword   string `json:"keyword"`
+	Emoji     string `json:"emoji"`
+	URL       string `json:"url"`        // the full record in the API
+	SourceURL string `json:"source_url"` // its page
+}
+
+// ArcanaList is the body of /arcana: the 22 arcana, briefly.
+type ArcanaList struct {
+	Arcana            []ArcanaItem `json:"arcana"`
+	SourceURL         string       `json:"source_url"`
+	SuggestedCitation string       `json:"suggested_citation"`
+	attribution
+}
+
+// ArcanaRecord is the body of /arcana/{number}.
+type ArcanaRecord struct {
+	Number            int    `json:"number"`
+	Name              string `json:"name"`
+	Keyword           string `json:"keyword"`
+	Emoji             string `json:"emoji"`
+	Description       string `json:"description"`
+	SourceURL         string `json:"source_url"`
+	SuggestedCitation string `json:"suggested_citation"`
+	attribution
+}
+
+// ArcanaList builds the body of /arcana.
+func (s *Site) ArcanaList() ArcanaList {
+	l := ArcanaList{
+		SourceURL:         s.ArcanaListSourceURL(),
+		SuggestedCitation: s.cite("Старшие арканы матрицы судьбы", s.ArcanaListSourceURL()),
+		attribution:       s.attribution(),
+	}
+	for _, a := range s.Content.Arcana {
+		l.Arcana = append(l.Arcana, ArcanaItem{a.Number, a.Name, a.Keyword, a.Emoji,
+			s.SiteURL + RoutePath(manifest.RouteArcana, a.Number), s.ArcanaSourceURL(a.Number)})
+	}
+	return l
+}
+
+// ArcanaRecord builds the record of one arcanum.
+func (s *Site) ArcanaRecord(a *content.Arcanum) ArcanaRecord {
+	src := s.ArcanaSourceURL(a.Number)
+	return ArcanaRecord{
+		Number: a.Number, Name: a.Name, Keyword: a.Keyword, Emoji: a.Emoji,
+		Description:       strings.TrimSpace(a.Description),
+		SourceURL:         src,
+		SuggestedCitation: s.cite(fmt.Sprintf("Старший аркан %d — «%s»", a.Number, a.Name), src),
+		attribution:       s.attribution(),
+	}
 }
 
 // Encode renders v as the API does: compact JSON, Cyrillic and <>& unescaped, one trailing

@@ -145,6 +145,41 @@ func renderers() map[string]renderer {
 			pages:  func(p *pageRenderer) []page { return p.matrixPages() },
 			tables: []Table{matrixTable()},
 		},
+		manifest.RouteArcanaList: {
+			body: ArcanaList{},
+			fields: func(s *Site) map[string]obj {
+				n := len(s.Content.Arcana)
+				return map[string]obj{
+					"ArcanaList.arcana": {"minItems": n, "maxItems": n, "description": "22 аркана в порядке номеров"},
+					"ArcanaItem.number": {"enum": rules.ArcanaNumbers},
+					"ArcanaItem.url":    {"format": "uri", "description": "Адрес полной записи в API"},
+					"ArcanaItem.emoji":  {"minLength": 1},
+				}
+			},
+			encoder: func(s *Site) (encodeFunc, error) { return encodeOnce(s.ArcanaList()) },
+			pages:   func(p *pageRenderer) []page { return []page{p.arcanaListPage()} },
+		},
+		manifest.RouteArcana: {
+			body: ArcanaRecord{},
+			fields: func(*Site) map[string]obj {
+				return map[string]obj{
+					"ArcanaRecord.number":      {"enum": rules.ArcanaNumbers},
+					"ArcanaRecord.emoji":       {"minLength": 1},
+					"ArcanaRecord.description": {"minLength": 1},
+				}
+			},
+			encoder: func(s *Site) (encodeFunc, error) {
+				return encodeEach(func(vals []int) (any, error) {
+					i := slices.IndexFunc(s.Content.Arcana, func(a content.Arcanum) bool { return a.Number == vals[0] })
+					if i < 0 {
+						return nil, fmt.Errorf("no content for arcanum %d", vals[0])
+					}
+					return s.ArcanaRecord(&s.Content.Arcana[i]), nil
+				}), nil
+			},
+			pages:  func(p *pageRenderer) []page { return p.arcanaPages() },
+			tables: []Table{arcanaTable()},
+		},
 	}
 }
 

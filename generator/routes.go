@@ -64,6 +64,19 @@ func Routes() []manifest.Route {
 		Description: fmt.Sprintf("Матрица судьбы для даты рождения с %d по %d год", rules.FirstYear, rules.LastYear),
 		English:     "the destiny matrix of a birth date, " + years,
 		Example:     p + "/matrix/15/5/1990",
+	}, {
+		Name: manifest.RouteArcanaList, Pattern: p + "/arcana", File: "api/public/arcana.json",
+		Summary:     "Все 22 старших аркана, кратко",
+		Description: "22 старших аркана матрицы судьбы, кратко: номер, название, ключевое слово и эмодзи",
+		English:     "the 22 major arcana of the destiny matrix, briefly",
+		Example:     p + "/arcana",
+	}, {
+		Name: manifest.RouteArcana, Pattern: p + "/arcana/{number}", File: "api/public/arcana/{number}.json",
+		Params: []manifest.ParamType{{Type: manifest.ParamNumber, Numbers: rules.ArcanaNumbers}}, Error: manifest.ErrArcanaNotFound,
+		Summary:     "Один старший аркан целиком",
+		Description: "Один старший аркан целиком, 1–22: название, ключевое слово, эмодзи и описание",
+		English:     "one major arcanum in full (1–22): name, keyword, emoji and description",
+		Example:     p + "/arcana/7",
 	}}
 }
 

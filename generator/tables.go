@@ -154,6 +154,32 @@ func scanLifePathDate(b []byte) (d, m, y, n int, ok bool) {
 	return d, m, y, n, true
 }
 
+// arcanaTable is arcana.csv: the 22 arcana, one row each, from their records.
+func arcanaTable() Table {
+	return Table{
+		Name:        "arcana",
+		Title:       "The 22 arcana",
+		Description: "Number, Russian name, keyword, emoji and description of each major arcana, as in api/public/arcana/{number}.json; the matrix records name them by number.",
+		Russian:     "старшие арканы: номер, название, ключевое слово, эмодзи, описание",
+		Fields: []TableField{
+			{Name: "number", Type: "integer", Description: "Arcana number", Unique: true, Min: 1, Max: len(rules.ArcanaNumbers)},
+			strField("name", "Name (Russian)"), strField("keyword", "Keyword (Russian)"), strField("emoji", "Emoji"),
+			strField("description", "Description (Russian)"),
+		},
+		PrimaryKey: []string{"number"},
+		Rows: func(vals []int, body []byte) ([][]string, error) {
+			var r ArcanaRecord
+			if err := json.Unmarshal(body, &r); err != nil {
+				return nil, fmt.Errorf("not an arcana record: %w", err)
+			}
+			if r.Number != vals[0] {
+				return nil, fmt.Errorf("holds arcanum %d", r.Number)
+			}
+			return [][]string{{strconv.Itoa(r.Number), r.Name, r.Keyword, r.Emoji, r.Description}}, nil
+		},
+	}
+}
+
 // matrixTable is matrix.csv: the date and the arcana of the 12 positions, one row a date.
 func matrixTable() Table {
 	fields := []TableField{

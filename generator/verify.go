@@ -343,6 +343,12 @@ func jsonDiff(got, want []byte) string {
 		} else {
 			path = "field " + path
 		}
+		gs, gok := gv.(string)
+		ws, wok := wv.(string)
+		if gok && wok && (len([]rune(gs)) > 40 || len([]rune(ws)) > 40) {
+			at, a, b := textDiff(gs, ws)
+			return fmt.Sprintf("%s differs at character %d: %q, the rules and the content give %q", path, at, a, b)
+		}
 		return fmt.Sprintf("%s is %s, the rules and the content give %s", path, short(gv), short(wv))
 	}
 	return "the JSON is equal to what the rules and the content give, the bytes are not (spacing, escaping or field order)"
@@ -407,6 +413,28 @@ func firstDiff(path string, g, w any) (string, any, any, bool) {
 		return path, g, w, true
 	}
 	return "", nil, nil, false
+}
+
+// textDiff finds the first character (from 1) at which two texts differ and returns a
+// window of each around it.
+func textDiff(a, b string) (int, string, string) {
+	ra, rb := []rune(a), []rune(b)
+	i := 0
+	for i < len(ra) && i < len(rb) && ra[i] == rb[i] {
+		i++
+	}
+	window := func(r []rune) string {
+		lo, hi := max(0, i-15), min(len(r), i+15)
+		s := string(r[lo:hi])
+		if lo > 0 {
+			s = "…" + s
+		}
+		if hi < len(r) {
+			s += "…"
+		}
+		return s
+	}
+	return i + 1, window(ra), window(rb)
 }
 
 // note is a word of a difference's message in place of a value.

@@ -157,6 +157,8 @@ const (
 	kindLifePath
 	kindMatrix
 	kindLifePathDate
+	kindArcanaList
+	kindArcana
 )
 
 // expect is what the contract requires of one response.
@@ -166,7 +168,7 @@ type expect struct {
 	errKey string // errors: the EdgeConfig.Errors key
 	kind   int
 	date   [3]int // kindMatrix, kindLifePathDate: the canonical date
-	number int    // kindLifePath
+	number int    // kindLifePath, kindArcana
 }
 
 // tcase is one request and its expectation.
@@ -256,6 +258,7 @@ func (s *suite) routeCases() []tcase {
 	}
 	cases = append(cases, s.matrixRouteCases()...)
 	cases = append(cases, s.lifePathDateCases()...)
+	cases = append(cases, s.arcanaCases()...)
 	// Every life path number, and HEAD of each kind.
 	for _, n := range s.lifePathNumbers() {
 		cases = append(cases, tcase{name: "life-path " + strconv.Itoa(n), path: p + "/life-path/" + strconv.Itoa(n), want: s.lifePathExpect(n)})
@@ -426,6 +429,8 @@ var routeKinds = map[string]int{
 	manifest.RouteLifePath:     kindLifePath,
 	manifest.RouteMatrix:       kindMatrix,
 	manifest.RouteLifePathDate: kindLifePathDate,
+	manifest.RouteArcanaList:   kindArcanaList,
+	manifest.RouteArcana:       kindArcana,
 }
 
 // rowExpect is the answer to a route's value (raw order): the file of its canonical form.
@@ -438,7 +443,7 @@ func (s *suite) rowExpect(r manifest.Route, vals []int) expect {
 	switch e.kind {
 	case kindMatrix, kindLifePathDate:
 		e.date = [3]int{c[0], c[1], c[2]}
-	case kindLifePath:
+	case kindLifePath, kindArcana:
 		e.number = c[0]
 	}
 	return e
@@ -596,6 +601,34 @@ func (s *suite) lifePathDateCases() []tcase {
 		{name: "HEAD life-path date", method: http.MethodHead, path: lp("/15/5/" + ys), want: at(15, 5, y)},
 		{name: "HEAD life-path date invalid", method: http.MethodHead, path: lp("/30/2/" + ys), want: invalidDate},
 	}
+}
+
+// arcanaCases are the §3 cases of the arcana routes.
+func (s *suite) arcanaCases() []tcase {
+	p := s.m.Edge.Prefix + "/arcana"
+	list := s.rowExpect(s.row(manifest.RouteArcanaList), nil)
+	one := func(n int) expect { return s.rowExpect(s.row(manifest.RouteArcana), []int{n}) }
+	arcanaNotFound := expect{status: 404, errKey: manifest.ErrArcanaNotFound}
+	cases := []tcase{
+		{name: "arcana list", path: p, want: list},
+		{name: "arcana list trailing slash", path: p + "/", want: list},
+		{name: "arcana leading zeros", path: p + "/007", want: one(7)},
+		{name: "arcana 22", path: p + "/22/", want: one(22)},
+		{name: "arcana 0", path: p + "/0", want: arcanaNotFound},
+		{name: "arcana 23", path: p + "/23", want: arcanaNotFound},
+		{name: "arcana 33", path: p + "/33", want: arcanaNotFound},
+		{name: "arcana non-numeric", path: p + "/fool", want: arcanaNotFound},
+		{name: "arcana percent-encoded", path: p + "/%31", want: arcanaNotFound},
+		{name: "arcana extra segment", path: p + "/1/2", want: arcanaNotFound},
+		{name: "arcana two trailing slashes", path: p + "//", want: arcanaNotFound},
+		{name: "arcana.json is not a route", path: p + ".json", want: notFound},
+		{name: "HEAD arcana", method: http.MethodHead, path: p + "/1", want: one(1)},
+		{name: "HEAD arcana not found", method: http.MethodHead, path: p + "/23", want: arcanaNotFound},
+	}
+	for _, n := range s.arcanaNumbers() {
+		cases = append(cases, tcase{name: "arcana " + strconv.Itoa(n), path: p + "/" + strconv.Itoa(n), want: one(n)})
+	}
+	return cases
 }
 
 func (s *suite) methodCases() []tcase {
@@ -1174,6 +1207,10 @@ func (s *suite) checkBody(t *testing.T, what string, body []byte, want expect) {
 		s.checkMatrix(t, what, body, want)
 	case kindLifePathDate:
 		s.checkLifePathDate(t, what, body, want)
+	case kindArcanaList:
+		s.checkArcanaList(t, what, body)
+	case kindArcana:
+		s.checkArcana(t, what, body, want)
 	}
 }
 
@@ -1348,6 +1385,69 @@ func (s *suite) checkLifePathDate(t *testing.T, what string, body []byte, want e
 	s.checkLicence(t, what, rec)
 }
 
+// arcanaNumbers are the numbers of the arcana route.
+func (s *suite) arcanaNumbers() []int {
+	if r := s.row(manifest.RouteArcana); len(r.Params) > 0 {
+		return r.Params[0].Numbers
+	}
+	return nil
+}
+
+// checkArcanaList checks /arcana: the 22 arcana in order, briefly, with their URLs.
+func (s *suite) checkArcanaList(t *testing.T, what string, body []byte) {
+	t.Helper()
+	keysInOrder(t, what, body, "arcana", "source_url", "suggested_citation", "license", "license_url", "attribution",
+		"attribution_html", "api_version")
+	var v struct {
+		Arcana []json.RawMessage `json:"arcana"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	numbers := s.arcanaNumbers()
+	if len(v.Arcana) != len(numbers) || len(numbers) != 22 {
+		t.Fatalf("%s: %d arcana, the route has %d numbers; want 22", what, len(v.Arcana), len(numbers))
+	}
+	for i, raw := range v.Arcana {
+		keysInOrder(t, what+" item", raw, "number", "name", "keyword", "emoji", "url", "source_url")
+		var it map[string]any
+		_ = json.Unmarshal(raw, &it)
+		n := numbers[i]
+		if it["number"] != float64(n) {
+			t.Errorf("%s: item %d number %v, want %d", what, i, it["number"], n)
+		}
+		for _, k := range []string{"name", "keyword", "emoji"} {
+			isString(t, what, it, k)
+		}
+		equal(t, what, it, "url", s.m.APIBase+"/arcana/"+strconv.Itoa(n))
+		equal(t, what, it, "source_url", s.m.SiteURL+"/arcana/"+strconv.Itoa(n))
+	}
+	var rec map[string]any
+	_ = json.Unmarshal(body, &rec)
+	equal(t, what, rec, "source_url", s.m.SiteURL+"/arcana")
+	isString(t, what, rec, "suggested_citation")
+	s.checkLicence(t, what, rec)
+}
+
+// checkArcana checks the record of one arcanum.
+func (s *suite) checkArcana(t *testing.T, what string, body []byte, want expect) {
+	t.Helper()
+	keysInOrder(t, what, body, "number", "name", "keyword", "emoji", "description", "source_url", "suggested_citation",
+		"license", "license_url", "attribution", "attribution_html", "api_version")
+	var v map[string]any
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if v["number"] != float64(want.number) {
+		t.Errorf("%s: number %v, want %d", what, v["number"], want.number)
+	}
+	for _, k := range []string{"name", "keyword", "emoji", "description", "suggested_citation"} {
+		isString(t, what, v, k)
+	}
+	equal(t, what, v, "source_url", s.m.SiteURL+"/arcana/"+strconv.Itoa(want.number))
+	s.checkLicence(t, what, v)
+}
+
 func (s *suite) checkLicence(t *testing.T, what string, v map[string]any) {
 	t.Helper()
 	equal(t, what, v, "license", "CC-BY 4.0")
@@ -1363,6 +1463,7 @@ func (s *suite) checkLicence(t *testing.T, what string, v map[string]any) {
 var errorTexts = map[string]string{
 	manifest.ErrInvalidDate:      "Invalid date",
 	manifest.ErrNumberNotFound:   "Number not found",
+	manifest.ErrArcanaNotFound:   "Arcana not found",
 	manifest.ErrNotFound:         "Not found",
 	manifest.ErrMethodNotAllowed: "Method not allowed",
 	manifest.ErrTooManyRequests:  "Too many requests",
@@ -1388,8 +1489,8 @@ func checkErrorBody(t *testing.T, what string, body []byte, key string, status i
 	}
 	isString(t, what, v, "message")
 	_, has := v["valid_numbers"]
-	if key == manifest.ErrNumberNotFound && !has {
-		t.Errorf("%s: Number not found without valid_numbers", what)
+	if (key == manifest.ErrNumberNotFound || key == manifest.ErrArcanaNotFound) && !has {
+		t.Errorf("%s: %s without valid_numbers", what, errorTexts[key])
 	}
 	if !has {
 		keysInOrder(t, what, body, "error", "status", "message")

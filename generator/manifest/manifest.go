@@ -51,12 +51,15 @@ const (
 	RouteLifePath     = "life-path"
 	RouteLifePathDate = "life-path-date"
 	RouteMatrix       = "matrix"
+	RouteArcanaList   = "arcana-list"
+	RouteArcana       = "arcana"
 )
 
 // Error keys, as used in EdgeConfig.Errors.
 const (
 	ErrInvalidDate      = "invalid_date"       // 400
 	ErrNumberNotFound   = "number_not_found"   // 404 under /life-path/
+	ErrArcanaNotFound   = "arcana_not_found"   // 404 under /arcana/
 	ErrNotFound         = "not_found"          // 404 elsewhere under the prefix
 	ErrMethodNotAllowed = "method_not_allowed" // 405
 	ErrTooManyRequests  = "too_many_requests"  // 429

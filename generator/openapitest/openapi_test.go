@@ -81,7 +81,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		return &xs[len(xs)-1]
 	}
 	api := srv.URL + manifest.APIPrefix
-	routes := []string{"", "/openapi.json", "/life-path", "/life-path/7", "/matrix/15/5/1990", "/life-path/15/5/1990"}
+	routes := []string{"", "/openapi.json", "/life-path", "/life-path/7", "/matrix/15/5/1990", "/life-path/15/5/1990", "/arcana", "/arcana/7"}
 	for _, r := range routes {
 		for _, r := range []string{r, r + "/"} { // one trailing slash is tolerated
 			ok := add("GET "+r, http.MethodGet, api+r, 200, "", nil)
@@ -130,6 +130,16 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		add("404 "+p, http.MethodGet, api+p, 404, "", nil).badParam = true
 	}
 	add("404 /life-path/1/2", http.MethodGet, api+"/life-path/1/2", 404, "NumberNotFound", nil)
+	for _, n := range rules.ArcanaNumbers {
+		add(fmt.Sprintf("arcana %d", n), http.MethodGet, api+"/arcana/"+strconv.Itoa(n), 200, "", nil)
+	}
+	for _, p := range []string{"/arcana/0", "/arcana/23", "/arcana/033"} {
+		add("404 "+p, http.MethodGet, api+p, 404, "", nil)
+	}
+	for _, p := range []string{"/arcana/fool", "/arcana/%37"} {
+		add("404 "+p, http.MethodGet, api+p, 404, "", nil).badParam = true
+	}
+	add("404 /arcana/1/2", http.MethodGet, api+"/arcana/1/2", 404, "ArcanaNotFound", nil)
 	for _, p := range []string{"/nope", "/nope/", "/edge.json", "/matrixx", "/life-pat"} {
 		add("404 "+p, http.MethodGet, api+p, 404, "", nil)
 	}
@@ -191,6 +201,15 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		}},
 		{"life path of a date without its item", "GET /life-path/15/5/1990", func(x *exchange) {
 			x.body = bytes.Replace(x.body, []byte(`"life_path":`), []byte(`"lifepath":`), 1)
+		}},
+		{"arcanum out of range", "GET /arcana/7", func(x *exchange) {
+			x.body = bytes.Replace(x.body, []byte(`{"number":7,`), []byte(`{"number":23,`), 1)
+		}},
+		{"arcana not found with another error's numbers", "404 /arcana/23", func(x *exchange) {
+			x.body = bytes.Replace(x.body, []byte(`"valid_numbers":[1,2,3,4,5,6,7,8,9,10,`), []byte(`"valid_numbers":[1,2,3,4,5,6,7,8,9,`), 1)
+		}},
+		{"arcana list without one", "GET /arcana", func(x *exchange) {
+			x.body = bytes.Replace(x.body, []byte(`{"number":1,`), []byte(`{"numbr":1,`), 1)
 		}},
 		{"extra field", "GET /life-path/7", func(x *exchange) {
 			x.body = bytes.Replace(x.body, []byte(`{"number"`), []byte(`{"extra":1,"number"`), 1)

@@ -192,21 +192,11 @@ func field(f generator.TableField, first, last string) Field {
 }
 
 func (d *docs) dataPackage(csvs []file) ([]byte, error) {
-	str := func(name, desc string) Field {
-		return Field{Name: name, Type: "string", Description: desc, Constraints: &Constraints{Required: true}}
-	}
 	type resource struct {
 		title, desc string
 		schema      Schema
 	}
-	schemas := map[string]resource{
-		ArcanaCSV: {"The 22 arcana",
-			"Number, Russian name, keyword and emoji of each arcana, as in the matrix records.",
-			Schema{Fields: []Field{
-				{Name: "number", Type: "integer", Description: "Arcana number", Constraints: &Constraints{Required: true, Unique: true, Minimum: 1, Maximum: 22}},
-				str("name", "Name (Russian)"), str("keyword", "Keyword (Russian)"), str("emoji", "Emoji"),
-			}, PrimaryKey: []string{"number"}}},
-	}
+	schemas := map[string]resource{}
 	var titles []string
 	for _, t := range d.t.done {
 		first, last := t.dateRange()
@@ -220,7 +210,6 @@ func (d *docs) dataPackage(csvs []file) ([]byte, error) {
 		schemas[t.Table.File()] = resource{t.Table.Title, t.Table.Description, sch}
 		titles = append(titles, strings.ToLower(t.Table.Title[:1])+t.Table.Title[1:])
 	}
-	titles = append(titles, "the 22 arcana")
 	pkg := DataPackage{
 		Profile:      "tabular-data-package",
 		Name:         contract.DatasetName,
@@ -323,8 +312,6 @@ func (d *docs) readme(jsonFiles int) []byte {
 		ru.WriteString("| `" + t.Table.File() + "` | " + t.Table.Russian + " (" + n(len(t.rows)) + " строк) |\n")
 		en.WriteString("- `" + t.Table.File() + "` — " + t.Table.Description + " (" + n(len(t.rows)) + " rows)\n")
 	}
-	ru.WriteString("| `" + ArcanaCSV + "` | арканы: номер, название, ключевое слово, эмодзи |\n")
-	en.WriteString("- `" + ArcanaCSV + "` — number, name, keyword and emoji of each arcana.\n")
 	var files []string
 	for _, rt := range generator.Routes() {
 		files = append(files, "`"+strings.TrimPrefix(rt.File, "api/public/")+"`")

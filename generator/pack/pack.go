@@ -26,6 +26,7 @@ import (
 
 	kflate "github.com/klauspost/compress/flate"
 
+	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/internal/contract"
 )
@@ -220,13 +221,31 @@ func writeArchives(ctx context.Context, dir, base string, w *archiveWriter) ([]A
 }
 
 // IsPacked reports whether a tree file belongs in the archives: the API's public JSON,
-// without the edge configuration and the packed month files (api/public/edge.json and
-// api/public/matrix-months/ are the worker's wiring, not data: the month files repeat the
-// per-date records byte for byte, and neither is served as an API route).
+// without the edge configuration and the date routes' packed month files (the worker's
+// wiring, not data: the month files repeat the per-date records byte for byte, and neither
+// is served as an API route).
 func IsPacked(treePath string) bool {
-	return strings.HasPrefix(treePath, "api/public/") && treePath != manifest.EdgeFile &&
-		!strings.HasPrefix(treePath, manifest.MatrixMonthsDir+"/")
+	if !strings.HasPrefix(treePath, "api/public/") || treePath == manifest.EdgeFile {
+		return false
+	}
+	for _, r := range packedRoutes {
+		if _, ok := r.MatchPacked(treePath); ok {
+			return false
+		}
+	}
+	return true
 }
+
+// packedRoutes are the routes with packed files.
+var packedRoutes = func() []manifest.Route {
+	var out []manifest.Route
+	for _, r := range generator.Routes() {
+		if r.Packed != nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}()
 
 // compressor returns a zip payload compressor bound to fw (nil: a new one).
 func compressor(fw *kflate.Writer) func([]byte) []byte {

@@ -167,14 +167,19 @@ func TestArchiveFileList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"CITATION.cff", "LICENSE", "README.md", "SHA256SUMS", "arcana.csv", "datapackage.json", "life-path.csv", "matrix.csv"}
+	want := []string{"CITATION.cff", "LICENSE", "README.md", "SHA256SUMS", "datapackage.json"}
+	docs := len(want)
+	for _, rt := range generator.Tables() {
+		want = append(want, rt.Table.File())
+	}
+	tables := len(want) - docs
 	for _, f := range m.Files {
-		if strings.HasPrefix(f.Path, "api/public/") && f.Path != manifest.EdgeFile && !strings.HasPrefix(f.Path, manifest.MatrixMonthsDir+"/") {
+		if strings.HasPrefix(f.Path, "api/public/") && f.Path != manifest.EdgeFile && !strings.HasSuffix(f.Path, ".jsonl") {
 			want = append(want, f.Path)
 		}
 	}
 	slices.Sort(want)
-	if n := len(want) - 8 - 12 - 1; n < fullDates {
+	if n := len(want) - docs - tables - 12 - 1; n < fullDates {
 		t.Fatalf("the tree lists %d matrix records, want at least %d", n, fullDates)
 	}
 	for _, tc := range []struct {
@@ -331,16 +336,25 @@ func TestTablesAgreeWithRecords(t *testing.T) {
 	})
 	t.Run("arcana.csv", func(t *testing.T) {
 		rows := readCSV(t, fs[ArcanaCSV])
-		if !slices.Equal(rows[0], ArcanaColumns) || len(rows) != 23 {
-			t.Fatalf("header %v and %d rows, want %v and 22 rows", rows[0], len(rows)-1, ArcanaColumns)
+		if cols := columns(t, ArcanaCSV); !slices.Equal(rows[0], cols) || len(rows) != 23 {
+			t.Fatalf("header %v and %d rows, want %v and 22 rows", rows[0], len(rows)-1, cols)
 		}
 		var rec generator.MatrixRecord
 		if err := json.Unmarshal(fs[manifest.MatrixFile(15, 5, 1990)], &rec); err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range rec.Matrix.Cells() {
-			if got, want := rows[c.Arcana], []string{strconv.Itoa(c.Arcana), c.Name, c.Keyword, c.Emoji}; !slices.Equal(got, want) {
-				t.Errorf("arcana %d: %v, the record says %v", c.Arcana, got, want)
+			if got, want := rows[c.Arcana][:4], []string{strconv.Itoa(c.Arcana), c.Name, c.Keyword, c.Emoji}; !slices.Equal(got, want) {
+				t.Errorf("arcana %d: %v, the matrix record says %v", c.Arcana, got, want)
+			}
+		}
+		for _, row := range rows[1:] {
+			var a generator.ArcanaRecord
+			if err := json.Unmarshal(fs["api/public/arcana/"+row[0]+".json"], &a); err != nil {
+				t.Fatal(err)
+			}
+			if want := []string{strconv.Itoa(a.Number), a.Name, a.Keyword, a.Emoji, a.Description}; !slices.Equal(row, want) {
+				t.Errorf("arcana %s: %v, its record says %v", row[0], row, want)
 			}
 		}
 		if got := rows[22][1]; got != "Шут" {

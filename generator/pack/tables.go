@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
-	"maps"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 
 	json "github.com/goccy/go-json"
@@ -22,9 +19,6 @@ const (
 	ArcanaCSV   = "arcana.csv"
 	LifePathCSV = "life-path.csv"
 )
-
-// ArcanaColumns are the columns of arcana.csv.
-var ArcanaColumns = []string{"number", "name", "keyword", "emoji"}
 
 // lifePathRecord is the part of a life path record the documents need.
 type lifePathRecord struct {
@@ -46,7 +40,6 @@ type tables struct {
 	// rows holds the rows of each file of a table's route, by table and path, until finish
 	// puts them in the order of the route's values.
 	rows   map[tableFile][][]string
-	arcana map[int]generator.MatrixCell
 	record *lifePathRecord // the licence and attribution wording, from a life path record
 
 	// After finish: each table's rows, in order.
@@ -65,7 +58,7 @@ type tableRows struct {
 }
 
 func newTables() *tables {
-	t := &tables{list: generator.Tables(), rows: map[tableFile][][]string{}, arcana: map[int]generator.MatrixCell{}}
+	t := &tables{list: generator.Tables(), rows: map[tableFile][][]string{}}
 	for _, r := range generator.Routes() {
 		if r.Name == manifest.RouteLifePath {
 			t.lifePath = r
@@ -89,11 +82,6 @@ func (t *tables) add(path string, body []byte) error {
 		t.rows[tableFile{i, path}] = rows
 		t.mu.Unlock()
 	}
-	if strings.HasPrefix(path, "api/public/matrix/") {
-		if err := t.addArcana(path, body); err != nil {
-			return err
-		}
-	}
 	if _, ok := t.lifePath.MatchFile(path); ok {
 		var r lifePathRecord
 		if err := json.Unmarshal(body, &r); err != nil {
@@ -104,32 +92,6 @@ func (t *tables) add(path string, body []byte) error {
 			t.record = &r
 		}
 		t.mu.Unlock()
-	}
-	return nil
-}
-
-// addArcana takes the arcana's names, keywords and emoji from the first matrix records
-// that hold them.
-func (t *tables) addArcana(path string, body []byte) error {
-	t.mu.Lock()
-	known := len(t.arcana) == 22
-	t.mu.Unlock()
-	if known {
-		return nil
-	}
-	var r struct {
-		Matrix generator.MatrixPositions `json:"matrix"`
-	}
-	if err := json.Unmarshal(body, &r); err != nil {
-		return &InputError{fmt.Errorf("%s: not a matrix record: %w", path, err)}
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, c := range r.Matrix.Cells() {
-		if c.Arcana < 1 || c.Arcana > 22 {
-			return &InputError{fmt.Errorf("%s: arcana %d is outside 1–22", path, c.Arcana)}
-		}
-		t.arcana[c.Arcana] = *c
 	}
 	return nil
 }
@@ -153,16 +115,13 @@ func (t *tables) finish(years []int) error {
 		t.done = append(t.done, done)
 	}
 	t.rows = nil
-	switch {
-	case t.record == nil:
+	if t.record == nil {
 		return fmt.Errorf("the tree has no life path record")
-	case len(t.arcana) == 0:
-		return fmt.Errorf("the tree has no matrix record")
 	}
 	return nil
 }
 
-// csvs renders the tables, then arcana.csv.
+// csvs renders the tables.
 func (t *tables) csvs() []file {
 	var out []file
 	for _, d := range t.done {
@@ -172,7 +131,7 @@ func (t *tables) csvs() []file {
 		}
 		out = append(out, file{d.Table.File(), writeCSV(append([][]string{cols}, d.rows...))})
 	}
-	return append(out, file{ArcanaCSV, t.arcanaCSV()})
+	return out
 }
 
 // rowsOf is how many rows the named table has.
@@ -183,15 +142,6 @@ func (t *tables) rowsOf(name string) int {
 		}
 	}
 	return 0
-}
-
-func (t *tables) arcanaCSV() []byte {
-	rows := [][]string{ArcanaColumns}
-	for _, n := range slices.Sorted(maps.Keys(t.arcana)) {
-		a := t.arcana[n]
-		rows = append(rows, []string{strconv.Itoa(n), a.Name, a.Keyword, a.Emoji})
-	}
-	return writeCSV(rows)
 }
 
 // writeCSV renders RFC 4180 CSV with \n line ends (declared in datapackage.json's dialect).

@@ -183,7 +183,7 @@ func TestDataPackage(t *testing.T) {
 	for _, rt := range generator.Tables() {
 		want = append(want, rt.Table.File())
 	}
-	if want = append(want, ArcanaCSV); !slices.Equal(got, want) {
+	if !slices.Equal(got, want) {
 		t.Errorf("resources %v, want one per CSV: %v", got, want)
 	}
 
