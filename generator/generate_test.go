@@ -46,6 +46,7 @@ func TestGolden(t *testing.T) {
 		"life-path-date-1990-05-15.json": route(manifest.RouteLifePathDate).FilePath([]int{15, 5, 1990}),
 		"arcana-list.json":               route(manifest.RouteArcanaList).File,
 		"arcana-22.json":                 route(manifest.RouteArcana).FilePath([]int{22}),
+		"positions.json":                 route(manifest.RoutePositions).File,
 		"index.json":                     manifest.IndexFile,
 		"headers.txt":                    manifest.HeadersFile,
 	}
@@ -424,6 +425,8 @@ func TestVerifyNamesTheField(t *testing.T) {
 			`field description differs at character 78: "…т о целеустремленности, о доро…", the rules and the content give "…т о целеустремлённости, о доро…"`},
 		{"arcana list: an emoji", route(manifest.RouteArcanaList).File, `"emoji":"🏇"`, `"emoji":"🐎"`,
 			`field arcana[6].emoji is "🐎", the rules and the content give "🏇"`},
+		{"positions: a title", route(manifest.RoutePositions).File, `"title":"Душа"`, `"title":"Дух"`,
+			`field positions[2].title is "Дух", the rules and the content give "Душа"`},
 	}...)
 	out := generate(t, t.TempDir(), 2000)
 	for _, tt := range tests {

@@ -342,6 +342,37 @@ func (s *Site) ArcanaRecord(a *content.Arcanum) ArcanaRecord {
 	}
 }
 
+// PositionsSourceURL is the human page of the positions: their section of the matrix page.
+func (s *Site) PositionsSourceURL() string { return s.MatrixSourceURL() + "#positions" }
+
+// PositionItem is one position of /positions.
+type PositionItem struct {
+	Key         string `json:"key"` // its key in a matrix record's "matrix"
+	Title       string `json:"title"`
+	Description string `json:"description"`
+}
+
+// PositionsList is the body of /positions: the 12 positions in the matrix record's order.
+type PositionsList struct {
+	Positions         []PositionItem `json:"positions"`
+	SourceURL         string         `json:"source_url"`
+	SuggestedCitation string         `json:"suggested_citation"`
+	attribution
+}
+
+// PositionsList builds the body of /positions.
+func (s *Site) PositionsList() PositionsList {
+	l := PositionsList{
+		SourceURL:         s.PositionsSourceURL(),
+		SuggestedCitation: s.cite("Позиции матрицы судьбы", s.PositionsSourceURL()),
+		attribution:       s.attribution(),
+	}
+	for _, p := range s.Content.Positions {
+		l.Positions = append(l.Positions, PositionItem{p.Key, p.Title, strings.TrimSpace(p.Meaning)})
+	}
+	return l
+}
+
 // Encode renders v as the API does: compact JSON, Cyrillic and <>& unescaped, one trailing
 // newline.
 func Encode(v any) ([]byte, error) {

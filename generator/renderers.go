@@ -180,6 +180,18 @@ func renderers() map[string]renderer {
 			pages:  func(p *pageRenderer) []page { return p.arcanaPages() },
 			tables: []Table{arcanaTable()},
 		},
+		manifest.RoutePositions: {
+			body: PositionsList{},
+			fields: func(*Site) map[string]obj {
+				return map[string]obj{
+					"PositionsList.positions":  {"minItems": rules.NumPositions, "maxItems": rules.NumPositions, "description": "12 позиций в порядке записи матрицы"},
+					"PositionItem.key":         {"enum": rules.PositionKeys(), "description": "Ключ позиции в поле matrix записи матрицы"},
+					"PositionItem.description": {"minLength": 1},
+				}
+			},
+			encoder: func(s *Site) (encodeFunc, error) { return encodeOnce(s.PositionsList()) },
+			tables:  []Table{positionsTable()},
+		},
 	}
 }
 

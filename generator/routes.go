@@ -77,6 +77,12 @@ func Routes() []manifest.Route {
 		Description: "Один старший аркан целиком, 1–22: название, ключевое слово, эмодзи и описание",
 		English:     "one major arcanum in full (1–22): name, keyword, emoji and description",
 		Example:     p + "/arcana/7",
+	}, {
+		Name: manifest.RoutePositions, Pattern: p + "/positions", File: "api/public/positions.json",
+		Summary:     "12 позиций матрицы судьбы",
+		Description: "12 позиций матрицы судьбы: ключ в записи матрицы, название и описание",
+		English:     "the 12 positions of the destiny matrix: the record's key, Russian title and description",
+		Example:     p + "/positions",
 	}}
 }
 

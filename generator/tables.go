@@ -180,6 +180,32 @@ func arcanaTable() Table {
 	}
 }
 
+// positionsTable is positions.csv: the 12 positions, from /positions.
+func positionsTable() Table {
+	return Table{
+		Name:        "positions",
+		Title:       "The 12 positions of the destiny matrix",
+		Description: "Key, Russian title and description of each position, in the order of matrix.csv's columns, as in api/public/positions.json.",
+		Russian:     "позиции матрицы: ключ (столбец matrix.csv), название, описание",
+		Fields: []TableField{
+			{Name: "key", Type: "string", Description: "Position key: a column of matrix.csv", Unique: true},
+			strField("title", "Title (Russian)"), strField("description", "Description (Russian)"),
+		},
+		PrimaryKey: []string{"key"},
+		Rows: func(_ []int, body []byte) ([][]string, error) {
+			var l PositionsList
+			if err := json.Unmarshal(body, &l); err != nil {
+				return nil, fmt.Errorf("not the positions: %w", err)
+			}
+			rows := make([][]string, len(l.Positions))
+			for i, p := range l.Positions {
+				rows[i] = []string{p.Key, p.Title, p.Description}
+			}
+			return rows, nil
+		},
+	}
+}
+
 // matrixTable is matrix.csv: the date and the arcana of the 12 positions, one row a date.
 func matrixTable() Table {
 	fields := []TableField{

@@ -159,6 +159,7 @@ const (
 	kindLifePathDate
 	kindArcanaList
 	kindArcana
+	kindPositions
 )
 
 // expect is what the contract requires of one response.
@@ -259,6 +260,15 @@ func (s *suite) routeCases() []tcase {
 	cases = append(cases, s.matrixRouteCases()...)
 	cases = append(cases, s.lifePathDateCases()...)
 	cases = append(cases, s.arcanaCases()...)
+	positions := s.rowExpect(s.row(manifest.RoutePositions), nil)
+	cases = append(cases,
+		tcase{name: "positions", path: p + "/positions", want: positions},
+		tcase{name: "positions trailing slash", path: p + "/positions/", want: positions},
+		tcase{name: "HEAD positions", method: http.MethodHead, path: p + "/positions", want: positions},
+		tcase{name: "positions has no items of its own", path: p + "/positions/1", want: notFound},
+		tcase{name: "positions.json is not a route", path: p + "/positions.json", want: notFound},
+		tcase{name: "positions two trailing slashes", path: p + "/positions//", want: notFound},
+	)
 	// Every life path number, and HEAD of each kind.
 	for _, n := range s.lifePathNumbers() {
 		cases = append(cases, tcase{name: "life-path " + strconv.Itoa(n), path: p + "/life-path/" + strconv.Itoa(n), want: s.lifePathExpect(n)})
@@ -431,6 +441,7 @@ var routeKinds = map[string]int{
 	manifest.RouteLifePathDate: kindLifePathDate,
 	manifest.RouteArcanaList:   kindArcanaList,
 	manifest.RouteArcana:       kindArcana,
+	manifest.RoutePositions:    kindPositions,
 }
 
 // rowExpect is the answer to a route's value (raw order): the file of its canonical form.
@@ -443,6 +454,7 @@ func (s *suite) rowExpect(r manifest.Route, vals []int) expect {
 	switch e.kind {
 	case kindMatrix, kindLifePathDate:
 		e.date = [3]int{c[0], c[1], c[2]}
+
 	case kindLifePath, kindArcana:
 		e.number = c[0]
 	}
@@ -1211,6 +1223,8 @@ func (s *suite) checkBody(t *testing.T, what string, body []byte, want expect) {
 		s.checkArcanaList(t, what, body)
 	case kindArcana:
 		s.checkArcana(t, what, body, want)
+	case kindPositions:
+		s.checkPositions(t, what, body)
 	}
 }
 
@@ -1304,8 +1318,7 @@ func (s *suite) checkMatrix(t *testing.T, what string, body []byte, want expect)
 		Matrix json.RawMessage `json:"matrix"`
 	}
 	_ = json.Unmarshal(body, &raw)
-	keysInOrder(t, what+" matrix", raw.Matrix, "personal", "social", "soul", "body", "spirit", "center", "talents",
-		"karma", "money", "relationships", "destiny", "purpose")
+	keysInOrder(t, what+" matrix", raw.Matrix, positionKeys...)
 	mx, _ := v["matrix"].(map[string]any)
 	for k, pos := range mx {
 		pm, _ := pos.(map[string]any)
@@ -1381,6 +1394,39 @@ func (s *suite) checkLifePathDate(t *testing.T, what string, body []byte, want e
 	var rec map[string]any
 	_ = json.Unmarshal(body, &rec)
 	equal(t, what, rec, "source_url", s.m.SiteURL+"/life-path/"+strconv.Itoa(n))
+	isString(t, what, rec, "suggested_citation")
+	s.checkLicence(t, what, rec)
+}
+
+// positionKeys are the keys of the 12 matrix positions, in the record's order (§5).
+var positionKeys = []string{"personal", "social", "soul", "body", "spirit", "center", "talents",
+	"karma", "money", "relationships", "destiny", "purpose"}
+
+// checkPositions checks /positions: the 12 positions in the matrix record's order.
+func (s *suite) checkPositions(t *testing.T, what string, body []byte) {
+	t.Helper()
+	keysInOrder(t, what, body, "positions", "source_url", "suggested_citation", "license", "license_url", "attribution",
+		"attribution_html", "api_version")
+	var v struct {
+		Positions []json.RawMessage `json:"positions"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if len(v.Positions) != len(positionKeys) {
+		t.Fatalf("%s: %d positions, want %d", what, len(v.Positions), len(positionKeys))
+	}
+	for i, raw := range v.Positions {
+		keysInOrder(t, what+" item", raw, "key", "title", "description")
+		var it map[string]any
+		_ = json.Unmarshal(raw, &it)
+		equal(t, what, it, "key", positionKeys[i])
+		isString(t, what, it, "title")
+		isString(t, what, it, "description")
+	}
+	var rec map[string]any
+	_ = json.Unmarshal(body, &rec)
+	equal(t, what, rec, "source_url", s.m.SiteURL+"/matrix#positions")
 	isString(t, what, rec, "suggested_citation")
 	s.checkLicence(t, what, rec)
 }

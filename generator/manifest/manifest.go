@@ -53,6 +53,7 @@ const (
 	RouteMatrix       = "matrix"
 	RouteArcanaList   = "arcana-list"
 	RouteArcana       = "arcana"
+	RoutePositions    = "positions"
 )
 
 // Error keys, as used in EdgeConfig.Errors.

@@ -81,7 +81,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		return &xs[len(xs)-1]
 	}
 	api := srv.URL + manifest.APIPrefix
-	routes := []string{"", "/openapi.json", "/life-path", "/life-path/7", "/matrix/15/5/1990", "/life-path/15/5/1990", "/arcana", "/arcana/7"}
+	routes := []string{"", "/openapi.json", "/life-path", "/life-path/7", "/matrix/15/5/1990", "/life-path/15/5/1990", "/arcana", "/arcana/7", "/positions"}
 	for _, r := range routes {
 		for _, r := range []string{r, r + "/"} { // one trailing slash is tolerated
 			ok := add("GET "+r, http.MethodGet, api+r, 200, "", nil)
@@ -140,7 +140,8 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		add("404 "+p, http.MethodGet, api+p, 404, "", nil).badParam = true
 	}
 	add("404 /arcana/1/2", http.MethodGet, api+"/arcana/1/2", 404, "ArcanaNotFound", nil)
-	for _, p := range []string{"/nope", "/nope/", "/edge.json", "/matrixx", "/life-pat"} {
+	add("404 /positions/1", http.MethodGet, api+"/positions/1", 404, "NotFound", nil)
+	for _, p := range []string{"/nope", "/nope/", "/edge.json", "/matrixx", "/life-pat", "/positions.json"} {
 		add("404 "+p, http.MethodGet, api+p, 404, "", nil)
 	}
 	add("HEAD 404 /nope", http.MethodHead, api+"/nope", 404, "", nil)
@@ -210,6 +211,9 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		}},
 		{"arcana list without one", "GET /arcana", func(x *exchange) {
 			x.body = bytes.Replace(x.body, []byte(`{"number":1,`), []byte(`{"numbr":1,`), 1)
+		}},
+		{"positions: an unknown key", "GET /positions", func(x *exchange) {
+			x.body = bytes.Replace(x.body, []byte(`"key":"soul"`), []byte(`"key":"mind"`), 1)
 		}},
 		{"extra field", "GET /life-path/7", func(x *exchange) {
 			x.body = bytes.Replace(x.body, []byte(`{"number"`), []byte(`{"extra":1,"number"`), 1)
