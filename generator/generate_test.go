@@ -47,6 +47,7 @@ func TestGolden(t *testing.T) {
 		"arcana-list.json":               route(manifest.RouteArcanaList).File,
 		"arcana-22.json":                 route(manifest.RouteArcana).FilePath([]int{22}),
 		"positions.json":                 route(manifest.RoutePositions).File,
+		"compatibility-3-11.json":        route(manifest.RouteCompatibility).FilePath([]int{3, 11}),
 		"index.json":                     manifest.IndexFile,
 		"headers.txt":                    manifest.HeadersFile,
 	}
@@ -427,6 +428,10 @@ func TestVerifyNamesTheField(t *testing.T) {
 			`field arcana[6].emoji is "🐎", the rules and the content give "🏇"`},
 		{"positions: a title", route(manifest.RoutePositions).File, `"title":"Душа"`, `"title":"Дух"`,
 			`field positions[2].title is "Дух", the rules and the content give "Душа"`},
+		{"compatibility: its level", route(manifest.RouteCompatibility).FilePath([]int{3, 11}), `"level":"Взаимное дополнение"`, `"level":"Взаимное дополнениe"`,
+			`field level is "Взаимное дополнениe", the rules and the content give "Взаимное дополнение"`},
+		{"compatibility: a strength", route(manifest.RouteCompatibility).FilePath([]int{1, 1}), `"Каждая восхищается смелостью другой"`, `"Каждая восхищается смелостью другого"`,
+			`field strengths[0] is "Каждая восхищается смелостью другого", the rules and the content give "Каждая восхищается смелостью другой"`},
 	}...)
 	out := generate(t, t.TempDir(), 2000)
 	for _, tt := range tests {

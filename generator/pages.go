@@ -32,6 +32,14 @@ const (
 	AssetsDir        = "assets"
 )
 
+// CompatibilityPage is the page of all pairs of life path numbers.
+const CompatibilityPage = "compatibility.html"
+
+// CompatibilityPairPage is the tree path of the page of a pair, a <= b.
+func CompatibilityPairPage(a, b int) string {
+	return "compatibility/" + strconv.Itoa(a) + "/" + strconv.Itoa(b) + ".html"
+}
+
 // ArcanaListPage is the page of the 22 arcana.
 const ArcanaListPage = "arcana.html"
 
@@ -104,6 +112,10 @@ type pageData struct {
 	ArcanaList               ArcanaList
 	ArcanaRecord             *ArcanaRecord
 	PrevArcanum, NextArcanum *ArcanaItem
+	// compatibility pages
+	CompatGroups  []compatGroup
+	Compat        *CompatibilityRecord
+	CompatNumbers []LifePathItem // the pair's two numbers (one when they are the same)
 	// matrix pages
 	Positions   []positionDoc
 	Arcana      []arcanumDoc
@@ -294,6 +306,66 @@ func (p *pageRenderer) arcanaPages() []page {
 				}
 				if i+1 < len(list) {
 					d.NextArcanum = &list[i+1]
+				}
+				return nil
+			}})
+	}
+	return out
+}
+
+// compatGroup is one number's line of the compatibility page: its pairs with every number.
+type compatGroup struct {
+	Number LifePathItem
+	Pairs  []compatLink
+}
+
+// compatLink is one pair as the compatibility page links it.
+type compatLink struct {
+	Partner LifePathItem
+	Path    string // the pair's page
+	Level   string
+}
+
+// compatibilityPages are the page of all pairs and the page of each pair.
+func (p *pageRenderer) compatibilityPages() []page {
+	s := p.s
+	site := s.Content.Site.Title
+	list := s.LifePathList()
+	out := []page{{file: CompatibilityPage, template: "compatibility-list.html", path: "/compatibility", indexed: true,
+		title:       "Совместимость чисел жизненного пути — " + site,
+		description: "Совместимость двенадцати чисел жизненного пути: 78 пар, у каждой уровень словом, суть, сильные стороны, трудности и совет.",
+		fill: func(d *pageData) error {
+			for _, a := range list {
+				g := compatGroup{Number: a}
+				for _, b := range list {
+					r, ok := s.CompatibilityRecord(a.Number, b.Number)
+					if !ok {
+						return fmt.Errorf("no compatibility text for %d and %d", a.Number, b.Number)
+					}
+					g.Pairs = append(g.Pairs, compatLink{b, strings.TrimPrefix(r.SourceURL, s.SiteURL), r.Level})
+				}
+				d.CompatGroups = append(d.CompatGroups, g)
+			}
+			d.APIPath = RoutePath(manifest.RouteCompatibility, 3, 11)
+			return nil
+		}}}
+	for _, pr := range s.Content.Compatibility.Pairs {
+		a, b := pr.A, pr.B
+		out = append(out, page{file: CompatibilityPairPage(a, b), template: "compatibility.html",
+			path: fmt.Sprintf("/compatibility/%d/%d", a, b), indexed: true,
+			title:       fmt.Sprintf("Совместимость чисел жизненного пути %d и %d — %s", a, b, site),
+			description: pr.Summary,
+			fill: func(d *pageData) error {
+				r, ok := s.CompatibilityRecord(a, b)
+				if !ok {
+					return fmt.Errorf("no compatibility text for %d and %d", a, b)
+				}
+				d.Compat = &r
+				d.APIPath = RoutePath(manifest.RouteCompatibility, a, b)
+				for _, it := range list {
+					if it.Number == a || it.Number == b {
+						d.CompatNumbers = append(d.CompatNumbers, it)
+					}
 				}
 				return nil
 			}})

@@ -373,6 +373,49 @@ func (s *Site) PositionsList() PositionsList {
 	return l
 }
 
+// CompatibilitySourceURL is the human page of a pair of life path numbers, a <= b.
+func (s *Site) CompatibilitySourceURL(a, b int) string {
+	return s.SiteURL + "/compatibility/" + strconv.Itoa(a) + "/" + strconv.Itoa(b)
+}
+
+// CompatibilityRecord is the body of /compatibility/{a}/{b}: the compatibility of two life
+// path numbers, in either order. The level is a word of a small closed set, never a score:
+// numerology has no canonical one, and a number would pretend to a precision it lacks.
+type CompatibilityRecord struct {
+	Numbers           []int    `json:"numbers"` // the pair, the smaller first
+	Level             string   `json:"level"`
+	LevelDescription  string   `json:"level_description"`
+	Summary           string   `json:"summary"`
+	Strengths         []string `json:"strengths"`
+	Challenges        []string `json:"challenges"`
+	Advice            string   `json:"advice"`
+	SourceURL         string   `json:"source_url"`
+	SuggestedCitation string   `json:"suggested_citation"`
+	attribution
+}
+
+// CompatibilityRecord builds the record of the pair a, b in either order; ok is false when
+// the content has no text for it.
+func (s *Site) CompatibilityRecord(a, b int) (CompatibilityRecord, bool) {
+	c := &s.Content.Compatibility
+	p, ok := c.Pair(a, b)
+	if !ok {
+		return CompatibilityRecord{}, false
+	}
+	lv, ok := c.Level(p.Level)
+	if !ok {
+		return CompatibilityRecord{}, false
+	}
+	src := s.CompatibilitySourceURL(p.A, p.B)
+	return CompatibilityRecord{
+		Numbers: []int{p.A, p.B}, Level: lv.Name, LevelDescription: lv.Description,
+		Summary: p.Summary, Strengths: p.Strengths, Challenges: p.Challenges, Advice: p.Advice,
+		SourceURL:         src,
+		SuggestedCitation: s.cite(fmt.Sprintf("Совместимость чисел жизненного пути %d и %d", p.A, p.B), src),
+		attribution:       s.attribution(),
+	}, true
+}
+
 // Encode renders v as the API does: compact JSON, Cyrillic and <>& unescaped, one trailing
 // newline.
 func Encode(v any) ([]byte, error) {

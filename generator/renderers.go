@@ -192,6 +192,33 @@ func renderers() map[string]renderer {
 			encoder: func(s *Site) (encodeFunc, error) { return encodeOnce(s.PositionsList()) },
 			tables:  []Table{positionsTable()},
 		},
+		manifest.RouteCompatibility: {
+			body: CompatibilityRecord{},
+			fields: func(s *Site) map[string]obj {
+				var levels []string
+				for _, l := range s.Content.Compatibility.Levels {
+					levels = append(levels, l.Name)
+				}
+				return map[string]obj{
+					"CompatibilityRecord.numbers": {"minItems": 2, "maxItems": 2, "items": obj{"type": "integer", "enum": rules.LifePathNumbers},
+						"description": "Пара чисел жизненного пути, меньшее первым: ответ для /a/b и /b/a один"},
+					"CompatibilityRecord.level":      {"enum": levels, "description": "Уровень совместимости словом — не процент и не балл"},
+					"CompatibilityRecord.strengths":  {"minItems": 1},
+					"CompatibilityRecord.challenges": {"minItems": 1},
+				}
+			},
+			encoder: func(s *Site) (encodeFunc, error) {
+				return encodeEach(func(vals []int) (any, error) {
+					r, ok := s.CompatibilityRecord(vals[0], vals[1])
+					if !ok {
+						return nil, fmt.Errorf("no compatibility text for %d and %d", vals[0], vals[1])
+					}
+					return r, nil
+				}), nil
+			},
+			pages:  func(p *pageRenderer) []page { return p.compatibilityPages() },
+			tables: []Table{compatibilityTable()},
+		},
 	}
 }
 

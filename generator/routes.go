@@ -83,6 +83,13 @@ func Routes() []manifest.Route {
 		Description: "12 позиций матрицы судьбы: ключ в записи матрицы, название и описание",
 		English:     "the 12 positions of the destiny matrix: the record's key, Russian title and description",
 		Example:     p + "/positions",
+	}, {
+		Name: manifest.RouteCompatibility, Pattern: p + "/compatibility/{a}/{b}", File: "api/public/compatibility/{a}/{b}.json",
+		Params: []manifest.ParamType{{Type: manifest.ParamPair, Numbers: rules.LifePathNumbers}}, Error: manifest.ErrNumberNotFound,
+		Summary:     "Совместимость двух чисел жизненного пути",
+		Description: "Совместимость двух чисел жизненного пути (1–9, 11, 22, 33, в любом порядке): уровень словом, суть, сильные стороны, трудности и совет",
+		English:     "the compatibility of two life path numbers (1–9, 11, 22, 33, in either order): a level as a word, a summary, strengths, challenges and advice",
+		Example:     p + "/compatibility/3/11",
 	}}
 }
 

@@ -40,6 +40,12 @@ func TestSitemap(t *testing.T) {
 	for _, n := range rules.ArcanaNumbers {
 		want = append(want, s.SiteURL+"/arcana/"+strconv.Itoa(n))
 	}
+	want = append(want, s.SiteURL+"/compatibility")
+	for i, a := range rules.LifePathNumbers {
+		for _, b := range rules.LifePathNumbers[i:] {
+			want = append(want, s.SiteURL+"/compatibility/"+strconv.Itoa(a)+"/"+strconv.Itoa(b))
+		}
+	}
 	var got []string
 	for _, u := range doc.URLs {
 		got = append(got, u.Loc)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 
 	json "github.com/goccy/go-json"
 
@@ -202,6 +203,38 @@ func positionsTable() Table {
 				rows[i] = []string{p.Key, p.Title, p.Description}
 			}
 			return rows, nil
+		},
+	}
+}
+
+// compatibilityTable is compatibility.csv: the 78 pairs of life path numbers.
+func compatibilityTable() Table {
+	return Table{
+		Name:        "compatibility",
+		Title:       "Compatibility of the life path numbers",
+		Description: "One row per unordered pair of life path numbers (78): the level as a word, the summary, strengths, challenges (one item a line) and advice, as in api/public/compatibility/{a}/{b}.json.",
+		Russian:     "совместимость 78 пар чисел жизненного пути: числа, уровень, суть, сильные стороны и трудности (по пункту в строке), совет",
+		Fields: []TableField{
+			{Name: "a", Type: "integer", Description: "The smaller life path number of the pair; see life-path.csv", Enum: rules.LifePathNumbers},
+			{Name: "b", Type: "integer", Description: "The larger (or the same) life path number of the pair", Enum: rules.LifePathNumbers},
+			strField("level", "Level of compatibility, a word (Russian), not a score"),
+			strField("summary", "Summary (Russian)"),
+			strField("strengths", "Strengths (Russian), one a line"),
+			strField("challenges", "Challenges (Russian), one a line"),
+			strField("advice", "Advice (Russian)"),
+		},
+		PrimaryKey:  []string{"a", "b"},
+		ForeignKeys: []TableForeignKey{{Field: "a", Table: "life-path", TableField: "number"}, {Field: "b", Table: "life-path", TableField: "number"}},
+		Rows: func(vals []int, body []byte) ([][]string, error) {
+			var r CompatibilityRecord
+			if err := json.Unmarshal(body, &r); err != nil {
+				return nil, fmt.Errorf("not a compatibility record: %w", err)
+			}
+			if len(r.Numbers) != 2 || r.Numbers[0] != vals[0] || r.Numbers[1] != vals[1] {
+				return nil, fmt.Errorf("holds the pair %v", r.Numbers)
+			}
+			return [][]string{{strconv.Itoa(vals[0]), strconv.Itoa(vals[1]), r.Level, r.Summary,
+				strings.Join(r.Strengths, "\n"), strings.Join(r.Challenges, "\n"), r.Advice}}, nil
 		},
 	}
 }

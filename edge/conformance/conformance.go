@@ -160,6 +160,7 @@ const (
 	kindArcanaList
 	kindArcana
 	kindPositions
+	kindCompatibility
 )
 
 // expect is what the contract requires of one response.
@@ -170,6 +171,7 @@ type expect struct {
 	kind   int
 	date   [3]int // kindMatrix, kindLifePathDate: the canonical date
 	number int    // kindLifePath, kindArcana
+	pair   [2]int // kindCompatibility: the canonical pair
 }
 
 // tcase is one request and its expectation.
@@ -260,6 +262,7 @@ func (s *suite) routeCases() []tcase {
 	cases = append(cases, s.matrixRouteCases()...)
 	cases = append(cases, s.lifePathDateCases()...)
 	cases = append(cases, s.arcanaCases()...)
+	cases = append(cases, s.compatibilityCases()...)
 	positions := s.rowExpect(s.row(manifest.RoutePositions), nil)
 	cases = append(cases,
 		tcase{name: "positions", path: p + "/positions", want: positions},
@@ -433,15 +436,16 @@ func itoas(vals []int, lead string) []string {
 
 // routeKinds names the body checks of the routes this suite knows (checkBody).
 var routeKinds = map[string]int{
-	manifest.RouteIndex:        kindIndex,
-	manifest.RouteOpenAPI:      kindOpenAPI,
-	manifest.RouteLifePathList: kindList,
-	manifest.RouteLifePath:     kindLifePath,
-	manifest.RouteMatrix:       kindMatrix,
-	manifest.RouteLifePathDate: kindLifePathDate,
-	manifest.RouteArcanaList:   kindArcanaList,
-	manifest.RouteArcana:       kindArcana,
-	manifest.RoutePositions:    kindPositions,
+	manifest.RouteIndex:         kindIndex,
+	manifest.RouteOpenAPI:       kindOpenAPI,
+	manifest.RouteLifePathList:  kindList,
+	manifest.RouteLifePath:      kindLifePath,
+	manifest.RouteMatrix:        kindMatrix,
+	manifest.RouteLifePathDate:  kindLifePathDate,
+	manifest.RouteArcanaList:    kindArcanaList,
+	manifest.RouteArcana:        kindArcana,
+	manifest.RoutePositions:     kindPositions,
+	manifest.RouteCompatibility: kindCompatibility,
 }
 
 // rowExpect is the answer to a route's value (raw order): the file of its canonical form.
@@ -454,7 +458,8 @@ func (s *suite) rowExpect(r manifest.Route, vals []int) expect {
 	switch e.kind {
 	case kindMatrix, kindLifePathDate:
 		e.date = [3]int{c[0], c[1], c[2]}
-
+	case kindCompatibility:
+		e.pair = [2]int{c[0], c[1]}
 	case kindLifePath, kindArcana:
 		e.number = c[0]
 	}
@@ -641,6 +646,38 @@ func (s *suite) arcanaCases() []tcase {
 		cases = append(cases, tcase{name: "arcana " + strconv.Itoa(n), path: p + "/" + strconv.Itoa(n), want: one(n)})
 	}
 	return cases
+}
+
+// compatibilityCases are the §3 cases of the compatibility route: a pair in either order
+// is one file (same bytes, same ETag: checkFile compares both with the file), and any other
+// pair or form answers Number not found with the valid numbers.
+func (s *suite) compatibilityCases() []tcase {
+	p := s.m.Edge.Prefix + "/compatibility"
+	pair := func(a, b int) expect { return s.rowExpect(s.row(manifest.RouteCompatibility), []int{a, b}) }
+	etag := `"absent"`
+	if f, ok := s.files[pair(3, 11).file]; ok {
+		etag = f.ETag()
+	}
+	notModified := pair(3, 11)
+	notModified.status = 304
+	return []tcase{
+		{name: "compatibility 3 11", path: p + "/3/11", want: pair(3, 11)},
+		{name: "compatibility 11 3", path: p + "/11/3", want: pair(3, 11)},
+		{name: "compatibility 11 3 leading zeros", path: p + "/011/03/", want: pair(3, 11)},
+		{name: "compatibility 11 3 with the ETag of 3 11", path: p + "/11/3", header: map[string]string{"If-None-Match": etag}, want: notModified},
+		{name: "compatibility 33 33", path: p + "/33/33", want: pair(33, 33)},
+		{name: "compatibility 3 10", path: p + "/3/10", want: numberNotFound},
+		{name: "compatibility 0 1", path: p + "/0/1", want: numberNotFound},
+		{name: "compatibility 34 1", path: p + "/34/1", want: numberNotFound},
+		{name: "compatibility non-numeric", path: p + "/three/11", want: numberNotFound},
+		{name: "compatibility percent-encoded", path: p + "/%33/11", want: numberNotFound},
+		{name: "compatibility one number", path: p + "/3", want: numberNotFound},
+		{name: "compatibility itself", path: p, want: numberNotFound},
+		{name: "compatibility three numbers", path: p + "/3/11/22", want: numberNotFound},
+		{name: "compatibility prefix word", path: p + "x/3/11", want: notFound},
+		{name: "HEAD compatibility", method: http.MethodHead, path: p + "/11/3", want: pair(3, 11)},
+		{name: "HEAD compatibility not found", method: http.MethodHead, path: p + "/3/10", want: numberNotFound},
+	}
 }
 
 func (s *suite) methodCases() []tcase {
@@ -1225,6 +1262,8 @@ func (s *suite) checkBody(t *testing.T, what string, body []byte, want expect) {
 		s.checkArcana(t, what, body, want)
 	case kindPositions:
 		s.checkPositions(t, what, body)
+	case kindCompatibility:
+		s.checkCompatibility(t, what, body, want)
 	}
 }
 
@@ -1428,6 +1467,39 @@ func (s *suite) checkPositions(t *testing.T, what string, body []byte) {
 	_ = json.Unmarshal(body, &rec)
 	equal(t, what, rec, "source_url", s.m.SiteURL+"/matrix#positions")
 	isString(t, what, rec, "suggested_citation")
+	s.checkLicence(t, what, rec)
+}
+
+// checkCompatibility checks the record of a pair of life path numbers: the canonical pair,
+// a level that is a word and not a score, the texts, the page and the licence.
+func (s *suite) checkCompatibility(t *testing.T, what string, body []byte, want expect) {
+	t.Helper()
+	keysInOrder(t, what, body, "numbers", "level", "level_description", "summary", "strengths", "challenges", "advice",
+		"source_url", "suggested_citation", "license", "license_url", "attribution", "attribution_html", "api_version")
+	var v struct {
+		Numbers    []int    `json:"numbers"`
+		Level      string   `json:"level"`
+		Strengths  []string `json:"strengths"`
+		Challenges []string `json:"challenges"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if len(v.Numbers) != 2 || v.Numbers[0] != want.pair[0] || v.Numbers[1] != want.pair[1] {
+		t.Errorf("%s: numbers %v, want %v", what, v.Numbers, want.pair)
+	}
+	if v.Level == "" || strings.ContainsAny(v.Level, "0123456789%") {
+		t.Errorf("%s: level %q, want a word", what, v.Level)
+	}
+	if len(v.Strengths) == 0 || len(v.Challenges) == 0 || slices.Contains(v.Strengths, "") || slices.Contains(v.Challenges, "") {
+		t.Errorf("%s: strengths %q, challenges %q: want non-empty lists of texts", what, v.Strengths, v.Challenges)
+	}
+	var rec map[string]any
+	_ = json.Unmarshal(body, &rec)
+	for _, k := range []string{"level_description", "summary", "advice", "suggested_citation"} {
+		isString(t, what, rec, k)
+	}
+	equal(t, what, rec, "source_url", fmt.Sprintf("%s/compatibility/%d/%d", s.m.SiteURL, want.pair[0], want.pair[1]))
 	s.checkLicence(t, what, rec)
 }
 

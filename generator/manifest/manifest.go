@@ -45,15 +45,16 @@ const APIVersion = "1.0"
 
 // Route names, as used in Route.Name.
 const (
-	RouteIndex        = "index"
-	RouteOpenAPI      = "openapi"
-	RouteLifePathList = "life-path-list"
-	RouteLifePath     = "life-path"
-	RouteLifePathDate = "life-path-date"
-	RouteMatrix       = "matrix"
-	RouteArcanaList   = "arcana-list"
-	RouteArcana       = "arcana"
-	RoutePositions    = "positions"
+	RouteIndex         = "index"
+	RouteOpenAPI       = "openapi"
+	RouteLifePathList  = "life-path-list"
+	RouteLifePath      = "life-path"
+	RouteLifePathDate  = "life-path-date"
+	RouteMatrix        = "matrix"
+	RouteArcanaList    = "arcana-list"
+	RouteArcana        = "arcana"
+	RoutePositions     = "positions"
+	RouteCompatibility = "compatibility"
 )
 
 // Error keys, as used in EdgeConfig.Errors.

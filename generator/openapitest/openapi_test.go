@@ -81,7 +81,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		return &xs[len(xs)-1]
 	}
 	api := srv.URL + manifest.APIPrefix
-	routes := []string{"", "/openapi.json", "/life-path", "/life-path/7", "/matrix/15/5/1990", "/life-path/15/5/1990", "/arcana", "/arcana/7", "/positions"}
+	routes := []string{"", "/openapi.json", "/life-path", "/life-path/7", "/matrix/15/5/1990", "/life-path/15/5/1990", "/arcana", "/arcana/7", "/positions", "/compatibility/3/11", "/compatibility/11/3"}
 	for _, r := range routes {
 		for _, r := range []string{r, r + "/"} { // one trailing slash is tolerated
 			ok := add("GET "+r, http.MethodGet, api+r, 200, "", nil)
@@ -140,6 +140,18 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		add("404 "+p, http.MethodGet, api+p, 404, "", nil).badParam = true
 	}
 	add("404 /arcana/1/2", http.MethodGet, api+"/arcana/1/2", 404, "ArcanaNotFound", nil)
+	for i, a := range rules.LifePathNumbers {
+		for _, b := range rules.LifePathNumbers[i:] {
+			add(fmt.Sprintf("compatibility %d %d", b, a), http.MethodGet, fmt.Sprintf("%s/compatibility/%d/%d", api, b, a), 200, "", nil)
+		}
+	}
+	for _, p := range []string{"/compatibility/3/10", "/compatibility/0/1", "/compatibility/34/33", "/compatibility", "/compatibility/"} {
+		add("404 "+p, http.MethodGet, api+p, 404, "", nil)
+	}
+	add("404 /compatibility/x/1", http.MethodGet, api+"/compatibility/x/1", 404, "", nil).badParam = true
+	for _, p := range []string{"/compatibility/3", "/compatibility/1/2/3"} {
+		add("404 "+p, http.MethodGet, api+p, 404, "NumberNotFound", nil)
+	}
 	add("404 /positions/1", http.MethodGet, api+"/positions/1", 404, "NotFound", nil)
 	for _, p := range []string{"/nope", "/nope/", "/edge.json", "/matrixx", "/life-pat", "/positions.json"} {
 		add("404 "+p, http.MethodGet, api+p, 404, "", nil)
@@ -214,6 +226,12 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		}},
 		{"positions: an unknown key", "GET /positions", func(x *exchange) {
 			x.body = bytes.Replace(x.body, []byte(`"key":"soul"`), []byte(`"key":"mind"`), 1)
+		}},
+		{"compatibility as a percentage", "GET /compatibility/3/11", func(x *exchange) {
+			x.body = bytes.Replace(x.body, []byte(`"level":"`), []byte(`"level":"87% `), 1)
+		}},
+		{"compatibility of a pair not in order", "GET /compatibility/11/3", func(x *exchange) {
+			x.body = bytes.Replace(x.body, []byte(`"numbers":[3,11]`), []byte(`"numbers":[3,10]`), 1)
 		}},
 		{"extra field", "GET /life-path/7", func(x *exchange) {
 			x.body = bytes.Replace(x.body, []byte(`{"number"`), []byte(`{"extra":1,"number"`), 1)
