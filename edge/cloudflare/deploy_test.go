@@ -18,6 +18,7 @@ import (
 	"github.com/opennumerology/numerology/edge/cloudflare"
 	"github.com/opennumerology/numerology/edge/cloudflare/cftest"
 	"github.com/opennumerology/numerology/edge/worker"
+	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/internal/testsupport"
@@ -146,11 +147,20 @@ func distinctHashes(p *cloudflare.Plan) map[string]bool {
 }
 
 // notUploaded reports whether a tree file stays out of the live version: _headers (sent as
-// header rules), .assetsignore itself and what the generated .assetsignore lists.
+// header rules), .assetsignore itself and what the generated .assetsignore lists (the
+// per-date files of every date route, the error bodies).
 func notUploaded(rel string) bool {
-	return rel == manifest.HeadersFile || rel == manifest.AssetsIgnoreFile ||
-		strings.HasPrefix(rel, "api/public/matrix/") || strings.HasPrefix(rel, manifest.ErrorsDir+"/")
+	return rel == manifest.HeadersFile || rel == manifest.AssetsIgnoreFile || generatedIgnore.Ignored(rel)
 }
+
+// generatedIgnore is the .assetsignore numerology generate writes.
+var generatedIgnore = func() *cloudflare.Ignore {
+	ig, err := cloudflare.ParseIgnore(generator.AssetsIgnore(generator.Routes()))
+	if err != nil {
+		panic(err)
+	}
+	return ig
+}()
 
 // checkLive asserts that the fake's live version serves exactly the tree but the files
 // its .assetsignore leaves out.
