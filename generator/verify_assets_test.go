@@ -36,7 +36,7 @@ func TestVerifyWorkerAssets(t *testing.T) {
 		{"a rule wrangler cannot read", "[~-!]\n", []string{
 			`invalid: .assetsignore: .assetsignore:LINE: "[~-!]": invalid regular expression: range out of order in character class (wrangler cannot read this rule either)`}},
 	}
-	line := strings.Count(string(generator.AssetsIgnore()), "\n") + 1
+	line := strings.Count(string(generator.AssetsIgnore(generator.Routes())), "\n") + 1
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "out")
@@ -44,7 +44,7 @@ func TestVerifyWorkerAssets(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tt.extra != "" {
-				relist(t, dir, manifest.AssetsIgnoreFile, append(generator.AssetsIgnore(), tt.extra...))
+				relist(t, dir, manifest.AssetsIgnoreFile, append(generator.AssetsIgnore(generator.Routes()), tt.extra...))
 			}
 			res, err := generator.Verify(context.Background(), dir, nil)
 			if err != nil {

@@ -18,8 +18,10 @@ import (
 	"github.com/opennumerology/numerology/edge/cloudflare"
 	"github.com/opennumerology/numerology/edge/cloudflare/cftest"
 	"github.com/opennumerology/numerology/edge/worker"
+	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/internal/assetsignore"
 	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
@@ -156,11 +158,24 @@ func distinctHashes(p *cloudflare.Plan) map[string]bool {
 }
 
 // notUploaded reports whether a tree file stays out of the live version: _headers (sent as
-// header rules), .assetsignore itself and what the generated .assetsignore lists.
+// header rules), .assetsignore itself and what the generated .assetsignore lists (the
+// per-date files of every date route, the error bodies).
 func notUploaded(rel string) bool {
-	return rel == manifest.HeadersFile || rel == manifest.AssetsIgnoreFile ||
-		strings.HasPrefix(rel, "api/public/matrix/") || strings.HasPrefix(rel, manifest.ErrorsDir+"/")
+	ignored, err := generatedIgnore.Ignored(rel)
+	if err != nil {
+		panic(err)
+	}
+	return rel == manifest.HeadersFile || rel == manifest.AssetsIgnoreFile || ignored
 }
+
+// generatedIgnore is the .assetsignore numerology generate writes.
+var generatedIgnore = func() *assetsignore.Matcher {
+	ig, err := assetsignore.Parse(generator.AssetsIgnore(generator.Routes()))
+	if err != nil {
+		panic(err)
+	}
+	return ig
+}()
 
 // checkLive asserts that the fake's live version serves exactly the tree but the files
 // its .assetsignore leaves out.

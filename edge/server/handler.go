@@ -1,8 +1,9 @@
 // Package server serves a generated out/ tree over HTTP with the full API semantics of
 // docs/design.md §3–§5: routing on the raw path, the header sets and prebuilt error bodies of the
 // manifest, ETag and If-None-Match, CORS preflight and the per-client rate limit of the
-// matrix route. It is the local server behind `numerology serve` and the reference the
-// Cloudflare Worker is checked against (see edge/conformance).
+// rate-limited routes. It is the local server behind `numerology serve` and the reference
+// the Cloudflare Worker is checked against (see edge/conformance). Everything it knows of
+// the routes, their parameters, errors and limits comes from the manifest's edge config.
 package server
 
 import (
@@ -32,8 +33,8 @@ type Options struct {
 	Dir string
 	// Manifest is the tree's manifest; nil means load Dir/manifest.json.
 	Manifest *manifest.Manifest
-	// RateLimit is how many matrix requests one client may make per RateWindow; 0 turns
-	// the limit off.
+	// RateLimit is how many requests to the rate-limited routes (together) one client may
+	// make per RateWindow; 0 turns the limit off.
 	RateLimit  int
 	RateWindow time.Duration
 	// RateClients bounds the clients the limiter tracks (DefaultRateClients when 0).
@@ -176,12 +177,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.limiter != nil && t.router.isRateLimited(p) {
 		if ok, retry := h.limiter.Allow(h.client(r)); !ok {
 			w.Header()["Retry-After"] = []string{strconv.Itoa(retry)}
-			writeError(w, r, t, manifest.ErrTooManyRequests)
+			writeError(w, r, t, t.edgeErrs.TooManyRequests)
 			return
 		}
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		writeError(w, r, t, manifest.ErrMethodNotAllowed)
+		writeError(w, r, t, t.edgeErrs.MethodNotAllowed)
 		return
 	}
 	rt := t.router.match(p)
@@ -198,7 +199,7 @@ func (h *Handler) serveRecord(w http.ResponseWriter, r *http.Request, t *tree, r
 	e := t.routed[rt.key]
 	if e == nil {
 		h.log.Error("route file not in the tree", "file", t.router.treeFile(rt.key), "path", r.RequestURI)
-		writeError(w, r, t, manifest.ErrInternal)
+		writeError(w, r, t, t.edgeErrs.Internal)
 		return
 	}
 	buf := bodyBufs.Get().(*[]byte)
@@ -217,7 +218,7 @@ func (h *Handler) serveRecord(w http.ResponseWriter, r *http.Request, t *tree, r
 	}
 	if err != nil {
 		h.log.Error("read route file", "file", e.path, "err", err)
-		writeError(w, r, t, manifest.ErrInternal)
+		writeError(w, r, t, t.edgeErrs.Internal)
 		return
 	}
 	hd := w.Header()
@@ -296,9 +297,13 @@ func etagOf(body []byte) []string {
 	return []string{manifest.ETag(hex.EncodeToString(sum[:]))}
 }
 
-// writeError writes a prebuilt error answer.
+// writeError writes a prebuilt error answer. The tree holds every key a route or the edge
+// can name (the config is checked when the tree is loaded); any other is a 500.
 func writeError(w http.ResponseWriter, r *http.Request, t *tree, key string) {
 	e := t.errs[key]
+	if e == nil {
+		e = t.errs[t.edgeErrs.Internal]
+	}
 	copyHeader(w.Header(), e.hdr)
 	w.WriteHeader(e.status)
 	if r.Method != http.MethodHead {
@@ -403,7 +408,11 @@ func CheckTree(dir string, m *manifest.Manifest) error {
 	for _, e := range m.Edge.Errors {
 		paths = append(paths, e.File)
 	}
-	paths = append(paths, manifest.ListFile)
+	for _, r := range m.Edge.Routes {
+		if len(r.Params) == 0 {
+			paths = append(paths, r.File)
+		}
+	}
 	if n := len(m.Files); n > 0 {
 		step := max(n/sample, 1)
 		for i := 0; i < n; i += step {

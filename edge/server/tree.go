@@ -36,7 +36,8 @@ type tree struct {
 	rules headerRules
 
 	hdr200, hdr304, preflight http.Header
-	errs                      map[string]*errorAnswer
+	errs                      map[string]*errorAnswer // every error of the config, by key
+	edgeErrs                  manifest.EdgeErrors     // the keys of the errors no route owns
 	// stopWatch stops the watch that drops cached bodies when their files change.
 	stopWatch func()
 	// manifest is the manifest file this tree was loaded from, to tell whether it changed.
@@ -89,6 +90,9 @@ func (v headerValues) set(sets ...map[string]string) http.Header {
 // large allocations rather than several per file, which the collector marks at once.
 func newTree(m *manifest.Manifest, cacheBytes int64) (*tree, error) {
 	cfg := m.Edge // a copy: the router's checks must not hold the manifest's file list
+	if err := cfg.Check(); err != nil {
+		return nil, fmt.Errorf("%w: edge config: %w", ErrMismatch, err)
+	}
 	rt, err := newRouter(&cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMismatch, err)
@@ -98,6 +102,7 @@ func newTree(m *manifest.Manifest, cacheBytes int64) (*tree, error) {
 		routed:    make(map[fileKey]*entry, len(m.Files)),
 		router:    rt,
 		errs:      map[string]*errorAnswer{},
+		edgeErrs:  cfg.EdgeErrors,
 		stopWatch: func() {},
 	}
 	var pathBytes int
@@ -143,17 +148,11 @@ func newTree(m *manifest.Manifest, cacheBytes int64) (*tree, error) {
 		t.cache = newBodyCache(cacheBytes, shapesOf(routed))
 	}
 	t.hdr200 = vals.set(cfg.Headers.Common, cfg.Headers.ByStatus["200"])
-	t.hdr304 = vals.set(cfg.Headers.Common, cfg.Headers.ByStatus["304"])
-	// A 304 carries the 200's validator and caching headers but no representation
-	// metadata (RFC 9110 §15.4.5): Content-Type goes, on both edges.
-	delete(t.hdr304, "Content-Type")
+	t.hdr304 = vals.set(cfg.Headers.NotModified)
 	t.preflight = vals.set(cfg.Headers.Preflight)
-	for _, key := range []string{manifest.ErrInvalidDate, manifest.ErrNumberNotFound, manifest.ErrNotFound,
-		manifest.ErrMethodNotAllowed, manifest.ErrTooManyRequests, manifest.ErrInternal} {
-		e, ok := cfg.Errors[key]
-		if !ok {
-			return nil, fmt.Errorf("%w: no %s error in the edge config", ErrMismatch, key)
-		}
+	// Every error of the config, whatever its key: Check has made sure that each key a
+	// route or EdgeErrors names has one, and that its status has a header set.
+	for key, e := range cfg.Errors {
 		hd := vals.set(cfg.Headers.Common, cfg.Headers.ByStatus[strconv.Itoa(e.Status)])
 		hd["Content-Length"] = vals.of(strconv.Itoa(len(e.Body)))
 		t.errs[key] = &errorAnswer{status: e.Status, hdr: hd, body: []byte(e.Body)}

@@ -128,7 +128,7 @@ func compareUploads(t *testing.T, extra string) {
 // negations; an unclosed "[" never matches), negation, escapes that JavaScript reads in
 // its own ways, Unicode, and files of several rules.
 var ignoreCorpus = []string{
-	string(generator.AssetsIgnore()),
+	string(generator.AssetsIgnore(generator.Routes())),
 	"/API/Public/Matrix/\n",
 	"INDEX.HTML\n",
 	"\ufeff/index.html\n",

@@ -47,7 +47,7 @@ func TestWorkerInProcess(t *testing.T) {
 	t.Parallel()
 	node := workerNode(t)
 	tree := generateTree(t, treeYears)
-	served := withoutPerDateFiles(t, tree)
+	served := withoutPerDateFiles(t, tree, true)
 	m, err := manifest.Load(tree)
 	if err != nil {
 		t.Fatal(err)

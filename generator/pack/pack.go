@@ -26,6 +26,7 @@ import (
 
 	kflate "github.com/klauspost/compress/flate"
 
+	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/internal/contract"
 )
@@ -137,7 +138,7 @@ func Pack(ctx context.Context, opts Options) (*Result, error) {
 			return nil, &OutputError{err}
 		}
 	}
-	return &Result{Archives: archives, Entries: len(entries), MatrixRows: len(tab.matrix), Duration: time.Since(start)}, nil
+	return &Result{Archives: archives, Entries: len(entries), MatrixRows: tab.rowsOf(MatrixCSV), Duration: time.Since(start)}, nil
 }
 
 // packedFiles loads the tree's manifest and lists the files the archives hold.
@@ -164,7 +165,7 @@ func packedFiles(dir string) (*manifest.Manifest, []manifest.File, error) {
 // collectEntries reads the tree's files and builds the dataset's own (CSV tables,
 // datapackage.json, CITATION.cff, SHA256SUMS): every entry of the archives, sorted by name.
 func collectEntries(ctx context.Context, opts Options, m *manifest.Manifest, src []manifest.File, prog *progress) ([]*entry, *tables, error) {
-	entries, tab, err := readTree(ctx, opts.Dir, src, prog)
+	entries, tab, err := readTree(ctx, opts.Dir, m.Years, src, prog)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -223,13 +224,31 @@ func writeArchives(ctx context.Context, dir, base string, w *archiveWriter) ([]A
 }
 
 // IsPacked reports whether a tree file belongs in the archives: the API's public JSON,
-// without the edge configuration and the packed month files (api/public/edge.json and
-// api/public/matrix-months/ are the worker's wiring, not data: the month files repeat the
-// per-date records byte for byte, and neither is served as an API route).
+// without the edge configuration and the date routes' packed month files (the worker's
+// wiring, not data: the month files repeat the per-date records byte for byte, and neither
+// is served as an API route).
 func IsPacked(treePath string) bool {
-	return strings.HasPrefix(treePath, "api/public/") && treePath != manifest.EdgeFile &&
-		!strings.HasPrefix(treePath, manifest.MatrixMonthsDir+"/")
+	if !strings.HasPrefix(treePath, "api/public/") || treePath == manifest.EdgeFile {
+		return false
+	}
+	for _, r := range packedRoutes {
+		if _, ok := r.MatchPacked(treePath); ok {
+			return false
+		}
+	}
+	return true
 }
+
+// packedRoutes are the routes with packed files.
+var packedRoutes = func() []manifest.Route {
+	var out []manifest.Route
+	for _, r := range generator.Routes() {
+		if r.Packed != nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}()
 
 // compressor returns a zip payload compressor bound to fw (nil: a new one).
 func compressor(fw *kflate.Writer) func([]byte) []byte {
@@ -259,9 +278,9 @@ func newEntry(name string, body []byte, deflate func([]byte) []byte) *entry {
 
 // readTree reads, checks and compresses every packed file on several goroutines, and
 // collects the table rows from the records.
-func readTree(ctx context.Context, dir string, src []manifest.File, prog *progress) ([]*entry, *tables, error) {
+func readTree(ctx context.Context, dir string, years []int, src []manifest.File, prog *progress) ([]*entry, *tables, error) {
 	entries := make([]*entry, len(src))
-	tb := newTables(len(src))
+	tb := newTables()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var next atomic.Int64
@@ -280,7 +299,7 @@ func readTree(ctx context.Context, dir string, src []manifest.File, prog *progre
 				for i := lo; i < min(lo+chunk, len(src)); i++ {
 					e, err := readEntry(dir, &src[i], deflate)
 					if err == nil {
-						err = tb.add(i, src[i].Path, e.body)
+						err = tb.add(src[i].Path, e.body)
 					}
 					if err != nil {
 						cancel(err)
@@ -296,7 +315,7 @@ func readTree(ctx context.Context, dir string, src []manifest.File, prog *progre
 	if err := context.Cause(ctx); err != nil {
 		return nil, nil, err
 	}
-	if err := tb.finish(); err != nil {
+	if err := tb.finish(years); err != nil {
 		return nil, nil, &InputError{err}
 	}
 	return entries, tb, nil

@@ -19,6 +19,7 @@ import (
 	json "github.com/goccy/go-json"
 	kgzip "github.com/klauspost/compress/gzip"
 
+	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/internal/testsupport"
 )
@@ -179,7 +180,11 @@ func TestDataPackage(t *testing.T) {
 	for _, r := range pkg.Resources {
 		got = append(got, r.Path)
 	}
-	if want := []string{MatrixCSV, ArcanaCSV, LifePathCSV}; !slices.Equal(got, want) {
+	var want []string
+	for _, rt := range generator.Tables() {
+		want = append(want, rt.Table.File())
+	}
+	if !slices.Equal(got, want) {
 		t.Errorf("resources %v, want one per CSV: %v", got, want)
 	}
 

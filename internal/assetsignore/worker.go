@@ -3,8 +3,6 @@ package assetsignore
 import (
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/opennumerology/numerology/generator/manifest"
 )
@@ -34,17 +32,13 @@ func (m Missing) String() string {
 	return m.File + " " + m.Detail
 }
 
-// The errors every edge answers besides the routes' own: the worker reads their bodies
-// from edge.json whatever the route table says.
-var edgeErrors = []string{manifest.ErrNotFound, manifest.ErrMethodNotAllowed, manifest.ErrTooManyRequests, manifest.ErrInternal}
-
 // WorkerFiles returns the files of the tree the Cloudflare Worker reads, derived from the
-// manifest's edge config as the worker derives them from edge.json: edge.json itself; the
-// file of every route not answered from a packed month file, with its parameters filled in
-// with every value its check admits; and, for a route whose check is a date, the packed
-// month file of every year of the tree and month. Error bodies are no file of their own to
-// the worker: it answers them from edge.json. problems lists what of the edge config the
-// worker needs and lacks (an error body, a check it does not know).
+// manifest's edge config as the worker derives them from edge.json: edge.json itself; for
+// a route whose bodies are also packed (Route.Packed), the packed file of every value of
+// the tree's years, which is all the worker reads of it; for any other route, the file of
+// every value its parameter types admit. Error bodies are no file of their own to the
+// worker: it answers them from edge.json. problems lists what of the edge config the worker
+// needs and lacks (an error body, a parameter type it does not know).
 func WorkerFiles(m *manifest.Manifest) (files []string, problems []Missing) {
 	edge := &m.Edge
 	files = []string{manifest.EdgeFile}
@@ -52,30 +46,30 @@ func WorkerFiles(m *manifest.Manifest) (files []string, problems []Missing) {
 		problems = append(problems, Missing{Kind: MissingEdge, File: manifest.EdgeFile, Detail: fmt.Sprintf(format, args...)})
 	}
 	for _, r := range edge.Routes {
-		params := r.Params()
-		switch {
-		case r.Check == manifest.CheckDate:
-			if !strings.Contains(edge.MatrixMonths, "{year}") || !strings.Contains(edge.MatrixMonths, "{month}") {
-				bad("has no matrix_months pattern with {year} and {month}, which route %s reads", r.Name)
-				continue
+		known := true
+		for _, p := range r.Params {
+			if p.Arity() == 0 {
+				bad("gives route %s the parameter type %q, which the worker does not know", r.Name, p.Type)
+				known = false
 			}
-			for _, y := range m.Years {
-				for mo := 1; mo <= 12; mo++ {
-					f := strings.ReplaceAll(edge.MatrixMonths, "{year}", strconv.Itoa(y))
-					files = append(files, strings.ReplaceAll(f, "{month}", strconv.Itoa(mo)))
-				}
+		}
+		if !known {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, v := range r.Values(m.Years) {
+			f := r.FilePath(v)
+			if r.Packed != nil {
+				f, _ = r.PackedPath(v)
 			}
-		case len(params) == 0:
-			files = append(files, r.File)
-		case r.Check == manifest.CheckLifePathNumber && len(params) == 1:
-			for _, n := range edge.ValidNumbers {
-				files = append(files, strings.ReplaceAll(r.File, "{"+params[0]+"}", strconv.Itoa(n)))
+			if !seen[f] {
+				seen[f] = true
+				files = append(files, f)
 			}
-		default:
-			bad("gives route %s the check %q, which the worker does not know", r.Name, r.Check)
 		}
 	}
-	keys := slices.Clone(edgeErrors)
+	ee := edge.EdgeErrors
+	keys := []string{ee.NotFound, ee.MethodNotAllowed, ee.TooManyRequests, ee.Internal}
 	for _, r := range edge.Routes {
 		if r.Error != "" && !slices.Contains(keys, r.Error) {
 			keys = append(keys, r.Error)

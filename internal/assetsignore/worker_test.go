@@ -22,20 +22,29 @@ func load(t *testing.T, dir string) *manifest.Manifest {
 }
 
 // TestWorkerFiles: the files the worker reads come from the route rows and edge config of
-// the manifest: edge.json, every route file but the per-date ones, and the month files of
-// the tree's years.
+// the manifest: edge.json and every API file of the tree but the error bodies and the
+// per-date files of the routes whose bodies are also packed (the worker reads the packed
+// month files instead).
 func TestWorkerFiles(t *testing.T) {
 	m := load(t, generatortest.Tree(t, 2000))
 	files, problems := assetsignore.WorkerFiles(m)
 	if len(problems) > 0 {
 		t.Errorf("problems %v", problems)
 	}
-	want := []string{manifest.EdgeFile, manifest.IndexFile, manifest.OpenAPIFile, manifest.ListFile}
-	for _, n := range m.Edge.ValidNumbers {
-		want = append(want, manifest.LifePathFile(n))
-	}
-	for mo := 1; mo <= 12; mo++ {
-		want = append(want, manifest.MatrixMonthFile(2000, mo))
+	var want []string
+	for _, f := range m.Files {
+		if !strings.HasPrefix(f.Path, "api/public/") || strings.HasPrefix(f.Path, manifest.ErrorsDir+"/") {
+			continue
+		}
+		perDate := false
+		for _, r := range m.Edge.Routes {
+			if _, ok := r.MatchFile(f.Path); ok && r.Packed != nil {
+				perDate = true
+			}
+		}
+		if !perDate {
+			want = append(want, f.Path)
+		}
 	}
 	slices.Sort(want)
 	got := slices.Sorted(slices.Values(files))
@@ -64,7 +73,7 @@ func TestCheck(t *testing.T) {
 		{name: "edge.json ignored", extra: "edge.json\n",
 			first: `api/public/edge.json is left out by .assetsignore:LINE: "edge.json"`, count: 1},
 		{name: "everything ignored", extra: "*\n",
-			first: `api/public/edge.json is left out by .assetsignore:LINE: "*"`, count: 28},
+			first: `api/public/edge.json is left out by .assetsignore:LINE: "*"`, count: 142},
 		{name: "a route file ignored in any case", extra: "**/LIFE-PATH/7.JSON\n",
 			first: `api/public/life-path/7.json is left out by .assetsignore:LINE: "**/LIFE-PATH/7.JSON"`, count: 1},
 		{name: "a month file unlisted", change: func(m *manifest.Manifest) {
@@ -75,8 +84,13 @@ func TestCheck(t *testing.T) {
 			e.Body = ""
 			m.Edge.Errors[manifest.ErrTooManyRequests] = e
 		}, first: "api/public/edge.json has no body for the error too_many_requests, which the worker answers", count: 1},
-		{name: "an unknown check", change: func(m *manifest.Manifest) { m.Edge.Routes[3].Check = "zodiac" },
-			first: `api/public/edge.json gives route life-path the check "zodiac", which the worker does not know`, count: 1},
+		{name: "an unknown parameter type", change: func(m *manifest.Manifest) {
+			for i := range m.Edge.Routes {
+				if m.Edge.Routes[i].Name == manifest.RouteLifePath {
+					m.Edge.Routes[i].Params[0].Type = "zodiac"
+				}
+			}
+		}, first: `api/public/edge.json gives route life-path the parameter type "zodiac", which the worker does not know`, count: 1},
 	}
 	dir := generatortest.Tree(t, 2000)
 	for _, tt := range tests {
@@ -85,7 +99,7 @@ func TestCheck(t *testing.T) {
 			if tt.change != nil {
 				tt.change(m)
 			}
-			ig, err := assetsignore.Parse(append(generator.AssetsIgnore(), tt.extra...))
+			ig, err := assetsignore.Parse(append(generator.AssetsIgnore(generator.Routes()), tt.extra...))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,7 +108,7 @@ func TestCheck(t *testing.T) {
 				t.Fatal(err)
 			}
 			// The extra rule's line: the generated file ends with a newline.
-			line := strconv.Itoa(strings.Count(string(generator.AssetsIgnore()), "\n") + 1)
+			line := strconv.Itoa(strings.Count(string(generator.AssetsIgnore(generator.Routes())), "\n") + 1)
 			first := strings.ReplaceAll(tt.first, "LINE", line)
 			if len(missing) != tt.count || len(missing) > 0 && missing[0].String() != first {
 				t.Errorf("missing %d: %v\nwant %d, the first %q", len(missing), missing, tt.count, first)
