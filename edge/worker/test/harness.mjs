@@ -12,7 +12,7 @@
 // The Node tests (test/*.test.mjs) and the HTTP shim (test/serve.mjs) both build on it.
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -198,6 +198,9 @@ export function assets(tree, { override = new Map(), edit = null } = {}) {
   const exists = (p) => p.startsWith("/") && files.has(p.slice(1));
   const sameContent = (a, b) => a === b || read(a).hash === read(b).hash;
   const html = htmlHandling(exists, sameContent);
+  // _headers is never an asset (wrangler leaves it out) but configures the asset server.
+  const headersFile = path.join(tree, "_headers");
+  const rules = existsSync(headersFile) ? headerRules(readFileSync(headersFile, "utf8")) : [];
   const fetched = [];
   return {
     fetched,
@@ -210,26 +213,30 @@ export function assets(tree, { override = new Map(), edit = null } = {}) {
       }
       const p = decodeAssetPath(url.pathname);
       let intent = html(p);
-      if (!intent.redirect && intent.status === 200 && encodeAssetPath(p) !== url.pathname) {
-        intent = { redirect: p }; // an asset is served at its canonical (encoded) path only
+      if (!intent.redirect && encodeAssetPath(p) !== url.pathname) {
+        intent = { redirect: p }; // any path is answered at its canonical (encoded) spelling only
       }
       if (intent.redirect) {
-        return new Response(null, { status: 307, headers: { Location: encodeAssetPath(intent.redirect) + url.search } });
+        const headers = { Location: encodeAssetPath(intent.redirect) + url.search };
+        return new Response(null, { status: 307, headers: applyHeaderRules(rules, url.pathname, headers) });
       }
       if (!intent.file) {
         fetched.push(p.slice(1));
-        return new Response(null, { status: 404 });
+        return new Response(null, { status: 404, headers: applyHeaderRules(rules, url.pathname, {}) });
       }
       fetched.push(intent.file);
       const { bytes, hash } = read(intent.file);
       // The asset server's own validator: not the body's sha256 the worker answers with.
       const etag = `"${hash.slice(0, 32)}"`;
-      const headers = {
+      const headers = applyHeaderRules(rules, url.pathname, {
         "Content-Type": TYPES[path.extname(intent.file)] || "application/octet-stream",
         "Cache-Control": "public, max-age=0, must-revalidate",
         ETag: etag,
-      };
-      if (intent.status === 200 && request.headers.get("If-None-Match") === etag) {
+      });
+      // Cloudflare's asset server compares one validator, strong or weak, and nothing else:
+      // a list, "*" or a second header line gets the full answer (docs/design.md §4).
+      const inm = request.headers.get("If-None-Match");
+      if (inm === etag || inm === "W/" + etag) {
         return new Response(null, { status: 304, headers });
       }
       headers["Content-Length"] = String(bytes.byteLength);
@@ -237,6 +244,57 @@ export function assets(tree, { override = new Map(), edit = null } = {}) {
       return new Response(body, { status: intent.status, headers });
     },
   };
+}
+
+// headerRules parses a _headers file as the asset server reads it: a line that starts with
+// "/" opens a rule for that path pattern ("*" matches anything, ":name" one segment), and
+// the indented "Name: value" lines under it set headers ("! Name" removes one).
+function headerRules(text) {
+  const rules = [];
+  let cur = null;
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) {
+      continue;
+    }
+    if (line.startsWith("/")) {
+      const re = "^" + line.split("*").map((part) => escapeRegExp(part).replace(/:[A-Za-z]\w*/g, "[^/]+")).join(".*") + "$";
+      cur = { re: new RegExp(re), set: [], unset: [] };
+      rules.push(cur);
+    } else if (cur && line.startsWith("!")) {
+      cur.unset.push(line.slice(1).trim());
+    } else if (cur && line.includes(":")) {
+      const i = line.indexOf(":");
+      cur.set.push([line.slice(0, i).trim(), line.slice(i + 1).trim()]);
+    }
+  }
+  return rules;
+}
+
+// applyHeaderRules applies the rules matching pathname to headers, as the Go edge's
+// headerRules.apply does: a rule's value replaces the asset server's own, and two rules
+// setting one header join their values with ", ".
+function applyHeaderRules(rules, pathname, headers) {
+  const h = new Headers(headers);
+  const setBy = new Set();
+  for (const r of rules) {
+    if (!r.re.test(pathname)) {
+      continue;
+    }
+    for (const k of r.unset) {
+      h.delete(k);
+    }
+    for (const [k, v] of r.set) {
+      const key = k.toLowerCase();
+      if (setBy.has(key) && h.has(k)) {
+        h.set(k, h.get(k) + ", " + v);
+      } else {
+        setBy.add(key);
+        h.set(k, v);
+      }
+    }
+  }
+  return Object.fromEntries(h);
 }
 
 // htmlHandling resolves a decoded path the way the asset server does for html_handling
