@@ -422,8 +422,8 @@ func TestVerifyNamesTheField(t *testing.T) {
 		old, new string
 		want     string
 	}{
-		{"arcanum: its description", route(manifest.RouteArcana).FilePath([]int{7}), `целеустремлённости`, `целеустремленности`,
-			`field description differs at character 78: "…т о целеустремленности, о доро…", the rules and the content give "…т о целеустремлённости, о доро…"`},
+		{"arcanum: its description", route(manifest.RouteArcana).FilePath([]int{7}), `целеустремлённость`, `целеустремленность`,
+			`field description differs at character 74: "…это целеустремленность, дорога…", the rules and the content give "…это целеустремлённость, дорога…"`},
 		{"arcana list: an emoji", route(manifest.RouteArcanaList).File, `"emoji":"🏇"`, `"emoji":"🐎"`,
 			`field arcana[6].emoji is "🐎", the rules and the content give "🏇"`},
 		{"positions: a title", route(manifest.RoutePositions).File, `"title":"Душа"`, `"title":"Дух"`,

@@ -56,14 +56,14 @@ func miniTree(t *testing.T, dir string) {
 		"api/public/errors/not-found.json": `{"error":"not_found"}` + "\n",
 	}
 	writeFiles(t, dir, files)
+	edge, err := testSite(t).EdgeConfig() // a valid config: the tree's files are few
+	if err != nil {
+		t.Fatal(err)
+	}
 	m := &manifest.Manifest{
 		APIVersion: manifest.APIVersion,
 		Generator:  manifest.Generator,
-		Edge: manifest.EdgeConfig{
-			Prefix:  manifest.APIPrefix,
-			Errors:  map[string]manifest.ErrorResponse{manifest.ErrNotFound: {Status: 404, File: "api/public/errors/not-found.json", Body: files["api/public/errors/not-found.json"]}},
-			Headers: manifest.Headers{Common: map[string]string{"X-Content-Type-Options": "nosniff"}},
-		},
+		Edge:       edge,
 	}
 	var list []manifest.File
 	for p, body := range files {

@@ -32,7 +32,7 @@ func TestVerifyWorkerAssets(t *testing.T) {
 		{"edge.json", "edge.json\n", []string{
 			`invalid: api/public/edge.json: the worker reads it, but .assetsignore:LINE: "edge.json" leaves it out of a Workers deploy`}},
 		{"everything", "*\n", []string{
-			`invalid: api/public/edge.json: the worker reads it, but .assetsignore:LINE: "*" leaves it out of a Workers deploy (and 27 more files by the same rule)`}},
+			`invalid: api/public/edge.json: the worker reads it, but .assetsignore:LINE: "*" leaves it out of a Workers deploy (and 141 more files by the same rule)`}},
 		{"a rule wrangler cannot read", "[~-!]\n", []string{
 			`invalid: .assetsignore: .assetsignore:LINE: "[~-!]": invalid regular expression: range out of order in character class (wrangler cannot read this rule either)`}},
 	}
