@@ -67,6 +67,9 @@ type Site struct {
 	AttributionLinkText string `yaml:"attribution_link_text"`
 	CitationLifePath    string `yaml:"citation_life_path"`
 	CitationMatrix      string `yaml:"citation_matrix"`
+	// Citation is the suggested citation of the records without one of their own (arcana,
+	// positions, compatibility): {subject} names what is cited.
+	Citation string `yaml:"citation"`
 }
 
 // LifePath is one life path number (life-path/N.yaml).
@@ -335,6 +338,7 @@ func (l *loader) loadSite(s *Site) {
 		{"support_email", s.SupportEmail}, {"attribution", s.Attribution},
 		{"attribution_link_text", s.AttributionLinkText},
 		{"citation_life_path", s.CitationLifePath}, {"citation_matrix", s.CitationMatrix},
+		{"citation", s.Citation},
 	} {
 		d.required("$."+f.key, f.key, f.value)
 		d.maxLen("$."+f.key, f.key, f.value, maxShortText)
@@ -353,6 +357,10 @@ func (l *loader) loadSite(s *Site) {
 	d.placeholders("citation_matrix", s.CitationMatrix, append([]string{"date", "version", "url"}, SitePlaceholders...)...)
 	if !strings.Contains(s.CitationMatrix, "{date}") && s.CitationMatrix != "" {
 		d.at("$.citation_matrix", "citation_matrix", "must contain {date}")
+	}
+	d.placeholders("citation", s.Citation, append([]string{"subject", "version", "url"}, SitePlaceholders...)...)
+	if !strings.Contains(s.Citation, "{subject}") && s.Citation != "" {
+		d.at("$.citation", "citation", "must contain {subject}")
 	}
 }
 

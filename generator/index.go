@@ -84,14 +84,14 @@ func (s *Site) APIIndex() APIIndex {
 	}
 	return APIIndex{
 		Name:        s.Content.Site.Title,
-		Description: "Открытый API только для чтения: 12 чисел жизненного пути и матрица судьбы для каждой даты рождения с 01.01.1900 по 31.12.2100.",
+		Description: "Открытый API только для чтения: 12 чисел жизненного пути и их совместимость, 22 старших аркана и 12 позиций матрицы судьбы, а для каждой даты рождения с 01.01.1900 по 31.12.2100 — её число жизненного пути и матрица судьбы.",
 		APIVersion:  manifest.APIVersion,
 		SiteURL:     s.SiteURL,
 		OpenAPI:     s.SiteURL + RoutePath(manifest.RouteOpenAPI),
 		Docs:        s.SiteURL + "/",
 		LLMsTxt:     s.SiteURL + "/" + LLMsFile,
 		Routes:      s.indexRoutes(),
-		RateLimit:   fmt.Sprintf("%d запросов к /matrix за %d секунд с одного адреса", contract.RateLimitRequests, contract.RateLimitWindowSeconds),
+		RateLimit:   fmt.Sprintf("%d запросов за %d секунд с одного адреса %s", contract.RateLimitRequests, contract.RateLimitWindowSeconds, limitedRoutesRu()),
 		Dataset:     dataset,
 		License:     License,
 		LicenseURL:  LicenseURL,

@@ -33,11 +33,14 @@ func (s *Site) OpenAPI() (obj, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &openAPIBuilder{site: s, cfg: cfg, schemas: obj{}, headers: obj{}}
+	b := &openAPIBuilder{site: s, cfg: cfg, schemas: obj{}, headers: obj{}, routeSchemas: map[string]string{}, routeParams: map[string][]any{}, extras: s.fieldExtras()}
 	if err := b.buildSchemas(); err != nil {
 		return nil, err
 	}
 	b.buildHeaders()
+	if err := b.buildParameters(); err != nil {
+		return nil, err
+	}
 	responses, err := b.buildResponses()
 	if err != nil {
 		return nil, err
@@ -76,73 +79,126 @@ type openAPIBuilder struct {
 	cfg     manifest.EdgeConfig
 	schemas obj
 	headers obj
+	// routeSchemas names the schema of each route's 200 body.
+	routeSchemas map[string]string
+	// routeParams are the path parameters of each route, in order.
+	routeParams map[string][]any
+	extras      map[string]obj
+}
+
+// errorResponse names the components/responses entry of an error key.
+func (b *openAPIBuilder) errorResponse(key string) string {
+	for _, e := range b.site.errorSpecs() {
+		if e.key == key {
+			return e.response
+		}
+	}
+	panic("generator bug: no error " + key)
 }
 
 // errorSchema names the schema of an error key's body: "InvalidDateError", …
-func errorSchema(key string) string {
-	return strings.TrimSuffix(errorResponses[key], "Error") + "Error"
+func (b *openAPIBuilder) errorSchema(key string) string {
+	return strings.TrimSuffix(b.errorResponse(key), "Error") + "Error"
 }
 
 func ref(kind, name string) obj { return obj{"$ref": "#/components/" + kind + "/" + name} }
 
 // fieldExtras adds constraints and descriptions to the schemas derived from Go types, by
-// "Type.json_name"; "*.json_name" applies to every type.
-func (b *openAPIBuilder) fieldExtras() map[string]obj {
-	uri := obj{"format": "uri"}
-	return map[string]obj{
-		"*.license":                    {"const": License},
-		"*.license_url":                {"const": LicenseURL},
-		"*.api_version":                {"const": manifest.APIVersion},
-		"*.attribution":                {"description": "Готовая подпись об источнике, текстом"},
-		"*.attribution_html":           {"description": "Та же подпись ссылкой, HTML (содержимое экранировано)"},
-		"*.suggested_citation":         {"description": "Как сослаться на запись"},
-		"*.source_url":                 obj{"format": "uri", "description": "Страница сайта с этими данными"},
-		"LifePathRecord.number":        {"enum": rules.LifePathNumbers},
-		"LifePathItem.number":          {"enum": rules.LifePathNumbers},
-		"LifePathItem.url":             obj{"format": "uri", "description": "Адрес полной записи в API"},
-		"MatrixRecord.details_url":     obj{"format": "uri", "description": "Страница с расшифровкой этой даты"},
-		"MatrixInput.day":              {"minimum": 1, "maximum": 31},
-		"MatrixInput.month":            {"minimum": 1, "maximum": 12},
-		"MatrixInput.year":             {"minimum": rules.FirstYear, "maximum": rules.LastYear},
-		"MatrixCell.arcana":            {"minimum": 1, "maximum": 22, "description": "Номер старшего аркана"},
-		"MatrixCell.emoji":             {"minLength": 1},
-		"ErrorBody.error":              {"enum": b.errorTexts()},
-		"ErrorBody.status":             {"enum": []int{400, 404, 405, 429, 500}},
-		"ErrorBody.message":            {"description": "Объяснение по-русски"},
-		"ErrorBody.valid_numbers":      {"description": "Только у 404 Number not found: допустимые числа"},
-		"APIIndex.site_url":            uri,
-		"APIIndex.openapi":             uri,
-		"APIIndex.docs":                uri,
-		"APIIndex.llms_txt":            uri,
-		"APIIndex.license_url":         {"const": LicenseURL},
-		"IndexRoute.example":           uri,
-		"IndexFile.url":                uri,
-		"LifePathRecord.famous_people": {"minItems": 1},
+// "Type.json_name"; "*.json_name" applies to every type. The routes' renderers add theirs.
+func (s *Site) fieldExtras() map[string]obj {
+	out := map[string]obj{
+		"*.license":               {"const": License},
+		"*.license_url":           {"const": LicenseURL},
+		"*.api_version":           {"const": manifest.APIVersion},
+		"*.attribution":           {"description": "Готовая подпись об источнике, текстом"},
+		"*.attribution_html":      {"description": "Та же подпись ссылкой, HTML (содержимое экранировано)"},
+		"*.suggested_citation":    {"description": "Как сослаться на запись"},
+		"*.source_url":            {"format": "uri", "description": "Страница сайта с этими данными"},
+		"DateInput.day":           {"minimum": 1, "maximum": 31},
+		"DateInput.month":         {"minimum": 1, "maximum": 12},
+		"DateInput.year":          {"minimum": rules.FirstYear, "maximum": rules.LastYear},
+		"ErrorBody.error":         {"enum": s.errorTexts()},
+		"ErrorBody.status":        {"enum": s.errorStatuses()},
+		"ErrorBody.message":       {"description": "Объяснение по-русски"},
+		"ErrorBody.valid_numbers": {"description": "Только у ошибок о несуществующем числе: допустимые числа"},
 	}
+	rs := renderers()
+	for _, r := range Routes() {
+		if f := rs[r.Name].fields; f != nil {
+			maps.Copy(out, f(s))
+		}
+	}
+	return out
 }
 
-func (b *openAPIBuilder) errorTexts() []string {
+func (s *Site) errorTexts() []string {
 	var out []string
-	for _, e := range b.site.errorSpecs() {
+	for _, e := range s.errorSpecs() {
 		out = append(out, e.body.Error)
 	}
 	return out
 }
 
-func (b *openAPIBuilder) buildSchemas() error {
-	extras := b.fieldExtras()
-	for _, v := range []any{LifePathRecord{}, LifePathItem{}, MatrixRecord{}, APIIndex{}, ErrorBody{}} {
-		schemaOf(reflect.TypeOf(v), b.schemas, extras)
+func (s *Site) errorStatuses() []int {
+	var out []int
+	for _, e := range s.errorSpecs() {
+		if !slices.Contains(out, e.body.Status) {
+			out = append(out, e.body.Status)
+		}
 	}
-	n := len(b.site.Content.LifePaths)
-	b.schemas["LifePathList"] = obj{
-		"type": "array", "items": ref("schemas", "LifePathItem"), "minItems": n, "maxItems": n,
-		"description": "12 чисел в порядке 1…9, 11, 22, 33",
+	slices.Sort(out)
+	return out
+}
+
+// schemaOf returns the schema of v's type, adding the components it needs.
+func (b *openAPIBuilder) schemaOf(v any) obj { return schemaOf(reflect.TypeOf(v), b.schemas, b.extras) }
+
+// buildSchemas builds the schema of each route's 200 body, with a real body as its example
+// (decoded from its exact bytes), and one schema per error body.
+func (b *openAPIBuilder) buildSchemas() error {
+	b.schemaOf(ErrorBody{})
+	rs := renderers()
+	for _, r := range b.cfg.Routes {
+		rd := rs[r.Name]
+		var name string
+		if rd.schema != nil {
+			var sch obj
+			name, sch = rd.schema(b)
+			b.schemas[name] = sch
+		} else {
+			sch := b.schemaOf(rd.body)
+			ref, _ := sch["$ref"].(string)
+			name = strings.TrimPrefix(ref, "#/components/schemas/")
+			if ref == "" {
+				return fmt.Errorf("openapi: route %s: the body type %T is not a named struct", r.Name, rd.body)
+			}
+		}
+		b.routeSchemas[r.Name] = name
+		if rd.noExample {
+			continue
+		}
+		enc, err := rd.encoder(b.site)
+		if err != nil {
+			return fmt.Errorf("openapi: route %s: %w", r.Name, err)
+		}
+		vals, err := exampleValues(r)
+		if err != nil {
+			return fmt.Errorf("openapi: route %s: %w", r.Name, err)
+		}
+		body, err := enc(nil, vals)
+		if err != nil {
+			return fmt.Errorf("openapi: route %s example: %w", r.Name, err)
+		}
+		var ex any
+		if err := json.Unmarshal(body, &ex); err != nil {
+			return fmt.Errorf("openapi: route %s example: %w", r.Name, err)
+		}
+		b.schemas[name].(obj)["examples"] = []any{ex}
 	}
 	// One schema per error: its exact text and status, so an answer with another error's
-	// body does not validate; only Number not found carries valid_numbers. Each extends
-	// ErrorBody, which keeps its Go name: a schema named Error would give generated
-	// TypeScript clients a type that shadows the global Error.
+	// body does not validate; only the errors that list valid numbers carry valid_numbers.
+	// Each extends ErrorBody, which keeps its Go name: a schema named Error would give
+	// generated TypeScript clients a type that shadows the global Error.
 	for _, e := range b.site.errorSpecs() {
 		props := obj{"error": obj{"const": e.body.Error}, "status": obj{"const": e.body.Status}}
 		sch := obj{
@@ -156,44 +212,9 @@ func (b *openAPIBuilder) buildSchemas() error {
 		} else {
 			props["valid_numbers"] = false // never present
 		}
-		b.schemas[errorSchema(e.key)] = sch
-	}
-	b.schemas["OpenAPIDocument"] = obj{
-		"type": "object", "required": []string{"openapi", "info", "paths"},
-		"properties": obj{
-			"openapi": obj{"const": OpenAPIVersion},
-			"info": obj{
-				"type": "object", "required": []string{"title", "version"},
-				"properties": obj{"title": obj{"type": "string"}, "version": obj{"type": "string"}},
-			},
-			"paths": obj{"type": "object", "additionalProperties": obj{"type": "object"}},
-		},
-		"description": "Этот документ",
-	}
-	// Examples: real bodies, decoded from their exact bytes.
-	examples := map[string]any{
-		"LifePathRecord": b.site.LifePathRecord(&b.site.Content.LifePaths[6]),
-		"MatrixRecord":   b.site.MatrixRecord(15, 5, 1990),
-		"APIIndex":       b.site.APIIndex(),
-	}
-	for name, v := range examples {
-		ex, err := roundTrip(v)
-		if err != nil {
-			return fmt.Errorf("openapi example %s: %w", name, err)
-		}
-		b.schemas[name].(obj)["examples"] = []any{ex}
+		b.schemas[b.errorSchema(e.key)] = sch
 	}
 	return nil
-}
-
-// roundTrip turns a body into the generic JSON value it encodes to.
-func roundTrip(v any) (any, error) {
-	bs, err := Encode(v)
-	if err != nil {
-		return nil, err
-	}
-	var out any
-	return out, json.Unmarshal(bs, &out)
 }
 
 // schemaOf returns the JSON Schema of t: named struct types become components (a $ref),
@@ -286,7 +307,7 @@ func (b *openAPIBuilder) buildHeaders() {
 		"Cache-Control":                 "Правила кеширования",
 		"Allow":                         "Поддерживаемые методы",
 	}
-	sets := []map[string]string{h.Common, h.Preflight}
+	sets := []map[string]string{h.Common, h.Preflight, h.NotModified}
 	for _, st := range slices.Sorted(maps.Keys(h.ByStatus)) {
 		sets = append(sets, h.ByStatus[st])
 	}
@@ -312,7 +333,11 @@ func (b *openAPIBuilder) buildHeaders() {
 func (b *openAPIBuilder) responseHeaders(status string) obj {
 	h := b.cfg.Headers
 	out := obj{}
-	for _, set := range []map[string]string{h.Common, h.ByStatus[status]} {
+	sets := []map[string]string{h.Common, h.ByStatus[status]}
+	if status == "304" {
+		sets = []map[string]string{h.NotModified}
+	}
+	for _, set := range sets {
 		for name, value := range set {
 			if name != "Content-Type" {
 				out[name] = ref("headers", headerComponent(name, value))
@@ -340,25 +365,17 @@ func (b *openAPIBuilder) jsonContent(schema obj, example any) obj {
 // example), the 304 and the preflight.
 func (b *openAPIBuilder) buildResponses() (obj, error) {
 	out := obj{}
-	errs := []struct{ key, description string }{
-		{manifest.ErrInvalidDate, fmt.Sprintf("Неверная или несуществующая дата, год вне %d–%d, неверный формат адреса", rules.FirstYear, rules.LastYear)},
-		{manifest.ErrNumberNotFound, "Такого числа жизненного пути нет"},
-		{manifest.ErrNotFound, "Такого адреса в API нет"},
-		{manifest.ErrMethodNotAllowed, "Метод, кроме GET, HEAD и OPTIONS"},
-		{manifest.ErrTooManyRequests, "Превышен лимит запросов к матрице"},
-		{manifest.ErrInternal, "Файл ответа недоступен"},
-	}
-	for _, e := range errs {
+	for _, e := range b.site.errorSpecs() {
 		r := b.cfg.Errors[e.key]
 		var example any
 		if err := json.Unmarshal([]byte(r.Body), &example); err != nil {
 			return nil, fmt.Errorf("openapi: error body %s: %w", e.key, err)
 		}
 		status := strconv.Itoa(r.Status)
-		out[errorResponses[e.key]] = obj{
+		out[e.response] = obj{
 			"description": e.description,
 			"headers":     b.responseHeaders(status),
-			"content":     b.jsonContent(ref("schemas", errorSchema(e.key)), example),
+			"content":     b.jsonContent(ref("schemas", b.errorSchema(e.key)), example),
 		}
 	}
 	out["NotModified"] = obj{
@@ -371,6 +388,87 @@ func (b *openAPIBuilder) buildResponses() (obj, error) {
 	}
 	out["Preflight"] = obj{"description": "CORS preflight: без тела", "headers": pre}
 	return out, nil
+}
+
+// buildParameters describes the path parameters of every route from their types, inline
+// in each path: named components would give generated clients types such as Number that
+// shadow TypeScript's own. Any segment is a request the route answers: a value its types
+// admit with the body, any other (10, 0, letters, %31, ten digits) with the route's error,
+// which the operation documents. So a parameter is a number or any string — typed clients
+// pass numbers, and a validating proxy forwards every segment to the edge — and the values
+// the route admits are in its description, not in the schema: a validator that reads "10"
+// as the number 10 would otherwise reject it instead of letting the edge answer.
+func (b *openAPIBuilder) buildParameters() error {
+	for _, r := range b.cfg.Routes {
+		vals, err := exampleValues(r)
+		if err != nil {
+			return fmt.Errorf("openapi: route %s: %w", r.Name, err)
+		}
+		names := r.ParamNames()
+		i := 0
+		for _, t := range r.Params {
+			for k := range t.Arity() {
+				b.routeParams[r.Name] = append(b.routeParams[r.Name], obj{
+					"name": names[i], "in": "path", "required": true,
+					"description": b.paramDescription(r, t, k),
+					"schema": obj{"anyOf": []any{
+						obj{"type": "integer", "description": "Число"},
+						obj{"type": "string", "description": "Сегмент пути как есть"},
+					}},
+					"example": vals[i],
+				})
+				i++
+			}
+		}
+	}
+	return nil
+}
+
+// paramDescription describes the k-th parameter of a type in Russian.
+func (b *openAPIBuilder) paramDescription(r manifest.Route, t manifest.ParamType, k int) string {
+	const digits = " От 1 до 9 цифр, ведущие нули допустимы (07 — это 7)."
+	otherwise := ""
+	if r.Error != "" {
+		e := b.cfg.Errors[r.Error]
+		var body ErrorBody
+		_ = json.Unmarshal([]byte(e.Body), &body)
+		otherwise = fmt.Sprintf(" Любой другой сегмент — не ошибка запроса: маршрут отвечает %d %s.", e.Status, body.Error)
+	}
+	var what string
+	switch t.Type {
+	case manifest.ParamNumber:
+		what = "Одно из чисел " + numbersRu(t.Numbers) + "."
+	case manifest.ParamPair:
+		what = [2]string{"Первое", "Второе"}[k] + " число пары: одно из " + numbersRu(t.Numbers) + "; порядок чисел не важен."
+	case manifest.ParamDate:
+		what = [3]string{
+			"День месяца, 1–31; вместе с месяцем и годом — существующая дата.",
+			"Месяц, 1–12.",
+			fmt.Sprintf("Год, %d–%d.", t.FirstYear, t.LastYear),
+		}[k]
+	}
+	return what + digits + otherwise
+}
+
+// numbersRu lists numbers with runs shortened: "1–9, 11, 22, 33".
+func numbersRu(ns []int) string {
+	var parts []string
+	for i := 0; i < len(ns); {
+		j := i
+		for j+1 < len(ns) && ns[j+1] == ns[j]+1 {
+			j++
+		}
+		switch {
+		case j-i >= 2:
+			parts = append(parts, fmt.Sprintf("%d–%d", ns[i], ns[j]))
+		case j > i:
+			parts = append(parts, strconv.Itoa(ns[i]), strconv.Itoa(ns[j]))
+		default:
+			parts = append(parts, strconv.Itoa(ns[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
 }
 
 // typeConsts gives every schema with a const the type of its value, wherever it sits among

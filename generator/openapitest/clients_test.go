@@ -20,6 +20,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/internal/testsupport"
 )
@@ -102,6 +103,8 @@ type report struct {
 	LeadingZero int            `json:"leading_zero"`
 	MatrixInput [3]int         `json:"matrix_input"`
 	Matrix      map[string]int `json:"matrix"`
+	OfDate      int            `json:"life_path_of_date"`
+	Pair        pairReport     `json:"compatibility"`
 	NotFound    errorReport    `json:"number_not_found"`
 	NotANumber  errorReport    `json:"not_a_number"`
 	InvalidDate errorReport    `json:"invalid_date"`
@@ -111,6 +114,11 @@ type lifePathReport struct {
 	Number      int    `json:"number"`
 	Archetype   string `json:"archetype"`
 	FirstFamous string `json:"first_famous"`
+}
+
+type pairReport struct {
+	Numbers []int  `json:"numbers"`
+	Level   string `json:"level"`
 }
 
 type errorReport struct {
@@ -154,6 +162,10 @@ func expectedReport(t *testing.T, tree string) report {
 		Matrix map[string]struct{ Arcana int }
 	}
 	read(manifest.MatrixFile(15, 5, 1990), &rec)
+	var ofDate struct{ Number int }
+	read(routeFile(t, manifest.RouteLifePathDate, 15, 5, 1990), &ofDate)
+	var pair pairReport
+	read(routeFile(t, manifest.RouteCompatibility, 3, 11), &pair)
 	errBody := func(key string, withNumbers bool) errorReport {
 		var e errorReport
 		read(m.Edge.Errors[key].File, &e)
@@ -171,6 +183,8 @@ func expectedReport(t *testing.T, tree string) report {
 		LeadingZero: 7,
 		MatrixInput: [3]int{rec.Input.Day, rec.Input.Month, rec.Input.Year},
 		Matrix:      map[string]int{},
+		OfDate:      ofDate.Number,
+		Pair:        pair,
 		NotFound:    errBody(manifest.ErrNumberNotFound, true),
 		NotANumber:  errBody(manifest.ErrNumberNotFound, false),
 		InvalidDate: errBody(manifest.ErrInvalidDate, false),
@@ -185,6 +199,18 @@ func expectedReport(t *testing.T, tree string) report {
 		t.Fatalf("the tree's matrix record has %d positions and the 404 body %d valid numbers", len(r.Matrix), len(r.NotFound.ValidNumbers))
 	}
 	return r
+}
+
+// routeFile is the tree path of the body of the named route for canonical values.
+func routeFile(t *testing.T, name string, vals ...int) string {
+	t.Helper()
+	for _, r := range generator.Routes() {
+		if r.Name == name {
+			return r.FilePath(vals)
+		}
+	}
+	t.Fatalf("no route %s", name)
+	return ""
 }
 
 // requireClientTools fails the test when the npm packages of clientsDir are not installed,

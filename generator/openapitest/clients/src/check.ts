@@ -35,6 +35,7 @@ export type MatrixKey =
 export type ErrorText =
   | "Invalid date"
   | "Number not found"
+  | "Arcana not found"
   | "Not found"
   | "Method not allowed"
   | "Too many requests"
@@ -59,6 +60,8 @@ export interface Report {
   leading_zero: number;
   matrix_input: [number, number, number];
   matrix: Record<MatrixKey, number>;
+  life_path_of_date: number;
+  compatibility: { numbers: number[]; level: string };
   number_not_found: ErrorReport;
   not_a_number: ErrorReport;
   invalid_date: ErrorReport;

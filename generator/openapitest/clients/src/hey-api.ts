@@ -2,8 +2,10 @@
 // typed variable, so a wrong type in the document fails the compilation under tsc --strict.
 import { client } from "../gen/hey-api/client.gen";
 import {
+  getCompatibility,
   getIndex,
   getLifePath,
+  getLifePathOfDate,
   getMatrix,
   getOpenApi,
   headOpenApi,
@@ -61,6 +63,14 @@ run(async (): Promise<Report> => {
   };
   const input: [number, number, number] = [rec.data.input.day, rec.data.input.month, rec.data.input.year];
 
+  const ofDate = await getLifePathOfDate({ path: { day: 15, month: 5, year: 1990 } });
+  if (!ofDate.data) fail("getLifePathOfDate", ofDate.error);
+  const lifePathOfDate: number = typed(ofDate.data.number);
+  const pair = await getCompatibility({ path: { a: 11, b: 3 } });
+  if (!pair.data) fail("getCompatibility", pair.error);
+  const pairNumbers: number[] = typed(pair.data.numbers);
+  const pairLevel: string = typed(pair.data.level);
+
   const ten = await getLifePath({ path: { number: "10" } });
   if (ten.error?.status !== 404) fail("getLifePath 10", ten.error);
   const validNumbers: number[] = typed(ten.error.valid_numbers);
@@ -85,6 +95,8 @@ run(async (): Promise<Report> => {
     leading_zero: zero.data.number,
     matrix_input: input,
     matrix,
+    life_path_of_date: lifePathOfDate,
+    compatibility: { numbers: pairNumbers, level: pairLevel },
     number_not_found: numberNotFound,
     not_a_number: notANumber,
     invalid_date: invalidDate,

@@ -56,6 +56,16 @@ run(async (): Promise<Report> => {
   };
   const input: [number, number, number] = [rec.data.input.day, rec.data.input.month, rec.data.input.year];
 
+  const ofDate = await api.GET("/api/public/life-path/{day}/{month}/{year}", {
+    params: { path: { day: 15, month: 5, year: 1990 } },
+  });
+  if (!ofDate.data) fail("getLifePathOfDate", ofDate.error);
+  const lifePathOfDate: number = typed(ofDate.data.number);
+  const pair = await api.GET("/api/public/compatibility/{a}/{b}", { params: { path: { a: 11, b: 3 } } });
+  if (!pair.data) fail("getCompatibility", pair.error);
+  const pairNumbers: number[] = typed(pair.data.numbers);
+  const pairLevel: string = typed(pair.data.level);
+
   const ten = await api.GET("/api/public/life-path/{number}", { params: { path: { number: "10" } } });
   if (ten.error?.status !== 404) fail("getLifePath 10", ten.error);
   const validNumbers: number[] = typed(ten.error.valid_numbers);
@@ -82,6 +92,8 @@ run(async (): Promise<Report> => {
     leading_zero: zero.data.number,
     matrix_input: input,
     matrix,
+    life_path_of_date: lifePathOfDate,
+    compatibility: { numbers: pairNumbers, level: pairLevel },
     number_not_found: numberNotFound,
     not_a_number: notANumber,
     invalid_date: invalidDate,

@@ -2,8 +2,10 @@
 // explicitly typed variable, so a wrong type in the document fails the compilation under
 // tsc --strict.
 import {
+  getCompatibility,
   getIndex,
   getLifePath,
+  getLifePathOfDate,
   getMatrix,
   getOpenAPI,
   headOpenAPI,
@@ -65,6 +67,14 @@ run(async (): Promise<Report> => {
   };
   const input: [number, number, number] = [rec.data.input.day, rec.data.input.month, rec.data.input.year];
 
+  const ofDate = await getLifePathOfDate(15, 5, 1990);
+  if (ofDate.status !== 200) fail("getLifePathOfDate", ofDate.data);
+  const lifePathOfDate: number = typed(ofDate.data.number);
+  const pair = await getCompatibility(11, 3);
+  if (pair.status !== 200) fail("getCompatibility", pair.data);
+  const pairNumbers: number[] = typed(pair.data.numbers);
+  const pairLevel: string = typed(pair.data.level);
+
   const ten = await getLifePath("10");
   if (ten.status !== 404) fail("getLifePath 10", ten.data);
   const validNumbers: number[] = typed(ten.data.valid_numbers);
@@ -89,6 +99,8 @@ run(async (): Promise<Report> => {
     leading_zero: zero.data.number,
     matrix_input: input,
     matrix,
+    life_path_of_date: lifePathOfDate,
+    compatibility: { numbers: pairNumbers, level: pairLevel },
     number_not_found: numberNotFound,
     not_a_number: notANumber,
     invalid_date: invalidDate,
