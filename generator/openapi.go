@@ -24,20 +24,21 @@ type obj = map[string]any
 // OpenAPI builds the OpenAPI 3.1 document of the API (/api/public/openapi.json). Schemas are
 // derived from the Go types of the bodies, headers from the header sets of EdgeConfig and
 // examples from real records and error bodies, so the document cannot drift from the tree.
-// The server is the site URL and the paths carry the /api/public prefix, because the index
-// route is the prefix itself.
+// It is made for clients: its paths are the operations they call (openapi_paths.go), and
+// what every path answers alike is said once, in the description. The server is the site
+// URL and the paths carry the /api/public prefix, because the index route is the prefix
+// itself.
 func (s *Site) OpenAPI() (obj, error) {
 	cfg, err := s.EdgeConfig()
 	if err != nil {
 		return nil, err
 	}
-	b := &openAPIBuilder{site: s, cfg: cfg, schemas: obj{}, headers: obj{}, routeSchemas: map[string]string{}, routeParams: map[string][]string{}, extras: s.fieldExtras()}
+	b := &openAPIBuilder{site: s, cfg: cfg, schemas: obj{}, headers: obj{}, routeSchemas: map[string]string{}, routeParams: map[string][]any{}, extras: s.fieldExtras()}
 	if err := b.buildSchemas(); err != nil {
 		return nil, err
 	}
 	b.buildHeaders()
-	parameters, err := b.buildParameters()
-	if err != nil {
+	if err := b.buildParameters(); err != nil {
 		return nil, err
 	}
 	responses, err := b.buildResponses()
@@ -48,40 +49,28 @@ func (s *Site) OpenAPI() (obj, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := manifest.APIPrefix
 	doc := obj{
 		"openapi": OpenAPIVersion,
 		"info": obj{
-			"title":   s.Content.Site.Title,
-			"summary": "Числа жизненного пути и матрица судьбы в JSON: открытый API только для чтения.",
-			"description": "Публичный API только для чтения. Все ответы — заранее рассчитанный JSON в UTF-8 " +
-				"(кириллица без экранирования), неизменный и помеченный сильным ETag. Тексты на русском языке.\n\n" +
-				"* Методы: GET и HEAD (те же заголовки, без тела), OPTIONS — CORS preflight; на любой другой метод " +
-				"любой адрес под " + p + " отвечает 405 (components/responses/MethodNotAllowed).\n" +
-				"* Любой другой адрес под " + p + " отвечает 404 Not found (путь " + p + "/{path} и components/responses/NotFound); " +
-				b.scopeErrors() +
-				"* Один завершающий слеш допускается на всех маршрутах: у каждого пути есть вариант со слешем. " +
-				"Числовой сегмент — от 1 до 9 цифр, ведущие нули допустимы.\n" +
-				fmt.Sprintf("* Лимит: %d запросов за %d секунд с одного IP (IPv6 — по сети /%d) %s, "+
-					"считаются все методы, кроме OPTIONS; сверх лимита — 429 с Retry-After.\n",
-					b.cfg.RateLimit.Requests, b.cfg.RateLimit.WindowSeconds, b.cfg.RateLimit.IPv6Prefix, limitedRoutesRu()) +
-				"* Данные — по лицензии Creative Commons «" + s.Content.Site.LicenseName + "» (CC BY 4.0): " +
-				"указывайте источник (поля attribution, attribution_html, suggested_citation).",
-			"version": manifest.APIVersion,
-			"contact": obj{"name": s.Content.Site.Publisher, "url": s.SiteURL + "/", "email": s.Content.Site.SupportEmail},
-			"license": obj{"name": "Creative Commons «" + s.Content.Site.LicenseName + "» (CC BY 4.0)", "identifier": LicenseHeader},
+			"title":       s.Content.Site.Title,
+			"summary":     "Числа жизненного пути и матрица судьбы в JSON: открытый API только для чтения.",
+			"description": b.description(),
+			"version":     manifest.APIVersion,
+			"contact":     obj{"name": s.Content.Site.Publisher, "url": s.SiteURL + "/", "email": s.Content.Site.SupportEmail},
+			"license":     obj{"name": "Creative Commons «" + s.Content.Site.LicenseName + "» (CC BY 4.0)", "identifier": LicenseHeader},
 		},
 		"externalDocs": obj{"description": "Документация и примеры", "url": s.SiteURL + "/"},
-		"servers":      []obj{{"url": s.SiteURL}},
+		"servers":      []obj{{"url": s.SiteURL, "description": "Сайт; пути API начинаются с " + manifest.APIPrefix}},
 		"security":     []any{}, // public: no route needs credentials
+		"tags":         tags(),
 		"paths":        paths,
 		"components": obj{
-			"schemas":    b.schemas,
-			"headers":    b.headers,
-			"responses":  responses,
-			"parameters": parameters,
+			"schemas":   b.schemas,
+			"headers":   b.headers,
+			"responses": responses,
 		},
 	}
+	typeConsts(b.schemas)
 	return doc, nil
 }
 
@@ -92,8 +81,8 @@ type openAPIBuilder struct {
 	headers obj
 	// routeSchemas names the schema of each route's 200 body.
 	routeSchemas map[string]string
-	// routeParams names the components/parameters of each route's parameters, in order.
-	routeParams map[string][]string
+	// routeParams are the path parameters of each route, in order.
+	routeParams map[string][]any
 	extras      map[string]obj
 }
 
@@ -168,9 +157,6 @@ func (b *openAPIBuilder) schemaOf(v any) obj { return schemaOf(reflect.TypeOf(v)
 // (decoded from its exact bytes), and one schema per error body.
 func (b *openAPIBuilder) buildSchemas() error {
 	b.schemaOf(ErrorBody{})
-	// The error schema's name in the document is Error.
-	b.schemas["Error"] = b.schemas["ErrorBody"]
-	delete(b.schemas, "ErrorBody")
 	rs := renderers()
 	for _, r := range b.cfg.Routes {
 		rd := rs[r.Name]
@@ -211,30 +197,24 @@ func (b *openAPIBuilder) buildSchemas() error {
 	}
 	// One schema per error: its exact text and status, so an answer with another error's
 	// body does not validate; only the errors that list valid numbers carry valid_numbers.
+	// Each extends ErrorBody, which keeps its Go name: a schema named Error would give
+	// generated TypeScript clients a type that shadows the global Error.
 	for _, e := range b.site.errorSpecs() {
+		props := obj{"error": obj{"const": e.body.Error}, "status": obj{"const": e.body.Status}}
 		sch := obj{
-			"allOf":      []any{ref("schemas", "Error")},
-			"properties": obj{"error": obj{"const": e.body.Error}, "status": obj{"const": e.body.Status}},
+			"allOf":      []any{ref("schemas", "ErrorBody")},
+			"properties": props,
+			"required":   []string{"error", "status"},
 		}
 		if e.body.ValidNumbers != nil {
-			sch["required"] = []string{"valid_numbers"}
-			sch["properties"].(obj)["valid_numbers"] = obj{"const": e.body.ValidNumbers}
+			sch["required"] = []string{"error", "status", "valid_numbers"}
+			props["valid_numbers"] = obj{"type": "array", "items": obj{"type": "integer"}, "const": e.body.ValidNumbers}
 		} else {
-			sch["not"] = obj{"required": []string{"valid_numbers"}}
+			props["valid_numbers"] = false // never present
 		}
 		b.schemas[b.errorSchema(e.key)] = sch
 	}
 	return nil
-}
-
-// roundTrip turns a body into the generic JSON value it encodes to.
-func roundTrip(v any) (any, error) {
-	bs, err := Encode(v)
-	if err != nil {
-		return nil, err
-	}
-	var out any
-	return out, json.Unmarshal(bs, &out)
 }
 
 // schemaOf returns the JSON Schema of t: named struct types become components (a $ref),
@@ -410,69 +390,64 @@ func (b *openAPIBuilder) buildResponses() (obj, error) {
 	return out, nil
 }
 
-// buildParameters describes the path parameters of every route from their types, as
-// components/parameters: one per name, or per route and name where two routes give one
-// name different types.
-func (b *openAPIBuilder) buildParameters() (obj, error) {
-	comps := obj{
-		catchAllParam: obj{
-			"name": "path", "in": "path", "required": true,
-			"description": "Любой сегмент, кроме маршрутов выше: ответ — 404 Not found",
-			"schema":      obj{"type": "string"}, "example": "nope",
-		},
-	}
+// buildParameters describes the path parameters of every route from their types, inline
+// in each path: named components would give generated clients types such as Number that
+// shadow TypeScript's own. Any segment is a request the route answers: a value its types
+// admit with the body, any other (10, 0, letters, %31, ten digits) with the route's error,
+// which the operation documents. So a parameter is a number or any string — typed clients
+// pass numbers, and a validating proxy forwards every segment to the edge — and the values
+// the route admits are in its description, not in the schema: a validator that reads "10"
+// as the number 10 would otherwise reject it instead of letting the edge answer.
+func (b *openAPIBuilder) buildParameters() error {
 	for _, r := range b.cfg.Routes {
 		vals, err := exampleValues(r)
 		if err != nil {
-			return nil, fmt.Errorf("openapi: route %s: %w", r.Name, err)
+			return fmt.Errorf("openapi: route %s: %w", r.Name, err)
 		}
 		names := r.ParamNames()
 		i := 0
 		for _, t := range r.Params {
 			for k := range t.Arity() {
-				p := obj{
+				b.routeParams[r.Name] = append(b.routeParams[r.Name], obj{
 					"name": names[i], "in": "path", "required": true,
 					"description": b.paramDescription(r, t, k),
-					"schema":      obj{"type": "string", "pattern": "^[0-9]{1,9}$"},
-					"example":     strconv.Itoa(vals[i]),
-				}
-				key := capitalize(names[i])
-				if old, ok := comps[key]; ok && !reflect.DeepEqual(old, p) {
-					key = capitalize(camelCase(r.Name)) + key
-				}
-				comps[key] = p
-				b.routeParams[r.Name] = append(b.routeParams[r.Name], key)
+					"schema": obj{"anyOf": []any{
+						obj{"type": "integer", "description": "Число"},
+						obj{"type": "string", "description": "Сегмент пути как есть"},
+					}},
+					"example": vals[i],
+				})
 				i++
 			}
 		}
 	}
-	return comps, nil
+	return nil
 }
 
 // paramDescription describes the k-th parameter of a type in Russian.
 func (b *openAPIBuilder) paramDescription(r manifest.Route, t manifest.ParamType, k int) string {
-	const digits = " (1–9 цифр, ведущие нули допустимы)"
+	const digits = " От 1 до 9 цифр, ведущие нули допустимы (07 — это 7)."
 	otherwise := ""
 	if r.Error != "" {
 		e := b.cfg.Errors[r.Error]
 		var body ErrorBody
 		_ = json.Unmarshal([]byte(e.Body), &body)
-		otherwise = fmt.Sprintf(" Иное — %d %s.", e.Status, body.Error)
+		otherwise = fmt.Sprintf(" Любой другой сегмент — не ошибка запроса: маршрут отвечает %d %s.", e.Status, body.Error)
 	}
+	var what string
 	switch t.Type {
 	case manifest.ParamNumber:
-		return "Одно из чисел " + numbersRu(t.Numbers) + digits + "." + otherwise
+		what = "Одно из чисел " + numbersRu(t.Numbers) + "."
 	case manifest.ParamPair:
-		which := [2]string{"Первое", "Второе"}[k]
-		return which + " число пары: одно из " + numbersRu(t.Numbers) + digits + "; порядок чисел не важен." + otherwise
+		what = [2]string{"Первое", "Второе"}[k] + " число пары: одно из " + numbersRu(t.Numbers) + "; порядок чисел не важен."
 	case manifest.ParamDate:
-		return [3]string{
-			"День месяца, 1–31" + digits + "; дата должна существовать." + otherwise,
-			"Месяц, 1–12",
-			fmt.Sprintf("Год, %d–%d", t.FirstYear, t.LastYear),
+		what = [3]string{
+			"День месяца, 1–31; вместе с месяцем и годом — существующая дата.",
+			"Месяц, 1–12.",
+			fmt.Sprintf("Год, %d–%d.", t.FirstYear, t.LastYear),
 		}[k]
 	}
-	return ""
+	return what + digits + otherwise
 }
 
 // numbersRu lists numbers with runs shortened: "1–9, 11, 22, 33".
@@ -496,10 +471,41 @@ func numbersRu(ns []int) string {
 	return strings.Join(parts, ", ")
 }
 
-// capitalize upper-cases the first letter of an ASCII name.
-func capitalize(s string) string {
-	if s == "" {
-		return s
+// typeConsts gives every schema with a const the type of its value, wherever it sits among
+// the schemas (examples aside): generators type a bare const as unknown or as a conflict.
+func typeConsts(v any) {
+	switch v := v.(type) {
+	case obj:
+		if c, ok := v["const"]; ok && v["type"] == nil {
+			v["type"] = jsonType(c)
+		}
+		for k, sub := range v {
+			if k != "examples" && k != "example" && k != "const" && k != "enum" {
+				typeConsts(sub)
+			}
+		}
+	case []any:
+		for _, sub := range v {
+			typeConsts(sub)
+		}
 	}
-	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// jsonType is the JSON Schema type of a Go value as it encodes.
+func jsonType(v any) string {
+	switch reflect.ValueOf(v).Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return "integer"
+	case reflect.Float64, reflect.Float32:
+		return "number"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.Map, reflect.Struct:
+		return "object"
+	}
+	panic(fmt.Sprintf("generator bug: no JSON type for the const %v", v))
 }

@@ -2,7 +2,6 @@ package generator
 
 import (
 	"fmt"
-	"maps"
 	"strconv"
 	"strings"
 
@@ -11,142 +10,208 @@ import (
 	"github.com/opennumerology/numerology/generator/manifest"
 )
 
-// The paths of the OpenAPI document describe every answer either edge gives
-// (docs/design.md §3): each route with and without its trailing slash, the scope of a route
-// that answers its own error (the matrix prefix itself: 400), the catch-all 404 for any
-// other one-segment path, and 405 for every other method OpenAPI can name. A validating
-// proxy built from the document therefore forwards every request the edges answer, and
-// checks the answer.
+// The paths of the OpenAPI document describe the operations clients call (docs/design.md
+// §5): GET on every route, with the operationId and tag of its row in the route table; HEAD
+// where a client has a use for it; and the CORS preflight. What the edges answer alike on
+// every path — 405 for any other method, one tolerated trailing slash, the errors of paths
+// no route matches — is said once, in the document's description, with its response under
+// components/responses: per-path copies gave every generated client functions that can
+// only fail (matrixTrace) and duplicates (lifePathListSlash).
 
-// otherMethods are the operations of an OpenAPI 3.1 path item besides GET, HEAD and OPTIONS:
-// the edges answer each with 405.
-var otherMethods = []string{"put", "post", "delete", "patch", "trace"}
+// headRoutes are the routes whose HEAD is an operation of the document: the document
+// itself, whose ETag tells a tool whether to generate its client again without downloading
+// it. HEAD works on every path; the description says so.
+var headRoutes = map[string]bool{manifest.RouteOpenAPI: true}
 
-// catchAllParam is the parameter of the catch-all path.
-const catchAllParam = "Path"
+// preflightTag is the tag of the preflight operations: browsers send them, client code
+// does not.
+const preflightTag = "cors"
 
-// paths describes every route of the route table, the scopes with their own error and the
-// catch-all.
+// openAPITags are the document's tags, in order, with their descriptions; every route's
+// Tag must be one of them.
+var openAPITags = []struct{ name, description string }{
+	{"meta", "Оглавление API и этот документ"},
+	{"life-path", "Числа жизненного пути: список, записи и число по дате рождения"},
+	{"matrix", "Матрица судьбы по дате рождения и её 12 позиций"},
+	{"arcana", "22 старших аркана матрицы судьбы"},
+	{"compatibility", "Совместимость двух чисел жизненного пути"},
+	{preflightTag, "CORS preflight: браузер отправляет его сам перед запросом с другого сайта; вызывать вручную не нужно"},
+}
+
+// tags returns the document's tags.
+func tags() []obj {
+	var out []obj
+	for _, t := range openAPITags {
+		out = append(out, obj{"name": t.name, "description": t.description})
+	}
+	return out
+}
+
+// paths describes every route of the route table: one path item per pattern.
 func (b *openAPIBuilder) paths() (obj, error) {
 	out := obj{}
-	patterns := map[string]bool{}
+	known := map[string]bool{}
+	for _, t := range openAPITags {
+		known[t.name] = true
+	}
+	ids := map[string]string{}
 	for _, r := range b.cfg.Routes {
-		patterns[r.Pattern] = true
-	}
-	cfg := &b.cfg
-	for _, r := range cfg.Routes {
-		if b.routeSchemas[r.Name] == "" {
+		switch {
+		case b.routeSchemas[r.Name] == "":
 			return nil, fmt.Errorf("openapi: route %s has no schema", r.Name)
+		case r.OperationID == "" || r.Tag == "":
+			return nil, fmt.Errorf("openapi: route %s has no operation id or tag", r.Name)
+		case !known[r.Tag] || r.Tag == preflightTag:
+			return nil, fmt.Errorf("openapi: route %s: tag %q is not one of openAPITags", r.Name, r.Tag)
+		case ids[r.OperationID] != "":
+			return nil, fmt.Errorf("openapi: routes %s and %s share the operation id %s", ids[r.OperationID], r.Name, r.OperationID)
 		}
-		get := obj{
-			"200": obj{
-				"description": "Успешный ответ",
-				"headers":     b.responseHeaders("200"),
-				"content":     b.jsonContent(ref("schemas", b.routeSchemas[r.Name]), nil),
+		ids[r.OperationID] = r.Name
+		item := obj{
+			"summary": r.Summary,
+			"get":     b.getOperation(r),
+			"options": obj{
+				"operationId": "preflight" + capitalize(r.OperationID),
+				"tags":        []string{preflightTag},
+				"summary":     "CORS preflight: " + lowerFirst(r.Summary),
+				"description": "Ответ браузеру на предварительный CORS-запрос: 204 без тела. Лимит запросов его не считает.",
+				"responses":   obj{"204": ref("responses", "Preflight")},
 			},
-			"304": ref("responses", "NotModified"),
-			"500": ref("responses", b.errorResponse(cfg.EdgeErrors.Internal)),
 		}
-		if r.Error != "" {
-			get[b.status(r.Error)] = ref("responses", b.errorResponse(r.Error))
+		if headRoutes[r.Name] {
+			item["head"] = b.headOperation(r)
 		}
-		b.addPath(out, r.Pattern, camelCase(r.Name), r.Summary, b.routeParams[r.Name], get, r.RateLimited)
-		// The scope itself, when no route has it as its pattern, answers its owner's error.
-		scope := r.Scope()
-		if owner := cfg.Routes[cfg.Owner(scope)]; owner.Name == r.Name && r.Error != "" && !patterns[scope] {
-			get := obj{b.status(r.Error): ref("responses", b.errorResponse(r.Error))}
-			b.addPath(out, scope, camelCase(r.Name)+"Scope", r.Summary+": адрес без параметров", nil, get, r.RateLimited)
+		if params := b.routeParams[r.Name]; params != nil {
+			item["parameters"] = params
 		}
+		out[r.Pattern] = item
 	}
-	nf := cfg.EdgeErrors.NotFound
-	notFound := obj{b.status(nf): ref("responses", b.errorResponse(nf))}
-	b.addPath(out, manifest.APIPrefix+"/{path}", "notFound", "Любой другой адрес", []string{catchAllParam}, notFound, false)
 	return out, nil
+}
+
+// getResponses are the answers of a route's GET: the body, 304, the route's own error
+// (a parameter it does not admit), 429 where the limit counts and 500.
+func (b *openAPIBuilder) getResponses(r manifest.Route) obj {
+	ee := b.cfg.EdgeErrors
+	out := obj{
+		"200": obj{
+			"description": "Успешный ответ",
+			"headers":     b.responseHeaders("200"),
+			"content":     b.jsonContent(ref("schemas", b.routeSchemas[r.Name]), nil),
+		},
+		"304": ref("responses", "NotModified"),
+		"500": ref("responses", b.errorResponse(ee.Internal)),
+	}
+	if r.Error != "" {
+		out[b.status(r.Error)] = ref("responses", b.errorResponse(r.Error))
+	}
+	if r.RateLimited {
+		out[b.status(ee.TooManyRequests)] = ref("responses", b.errorResponse(ee.TooManyRequests))
+	}
+	return out
+}
+
+func (b *openAPIBuilder) getOperation(r manifest.Route) obj {
+	return obj{
+		"operationId": r.OperationID,
+		"tags":        []string{r.Tag},
+		"summary":     r.Summary,
+		"description": r.Description + ".",
+		"responses":   b.getResponses(r),
+	}
+}
+
+// headOperation is the GET without bodies: the same statuses and headers.
+func (b *openAPIBuilder) headOperation(r manifest.Route) obj {
+	head := obj{}
+	for status, resp := range b.getResponses(r) {
+		if status == "200" {
+			resp = obj{"description": "Те же заголовки, что у GET, без тела", "headers": b.responseHeaders("200")}
+		}
+		head[status] = resp
+	}
+	return obj{
+		"operationId": "head" + strings.TrimPrefix(r.OperationID, "get"),
+		"tags":        []string{r.Tag},
+		"summary":     r.Summary + ": только заголовки",
+		"description": "Те же заголовки, что у GET, без тела: по ETag видно, изменился ли ответ.",
+		"responses":   head,
+	}
 }
 
 // status is the HTTP status of an error key, as a response key.
 func (b *openAPIBuilder) status(key string) string { return strconv.Itoa(b.cfg.Errors[key].Status) }
 
-// addPath adds a path and its trailing-slash twin (operation ids suffixed "Slash").
-func (b *openAPIBuilder) addPath(out obj, path, id, summary string, params []string, get obj, limited bool) {
-	out[path] = b.pathItem(id, summary, params, get, limited)
-	out[path+"/"] = b.pathItem(id+"Slash", summary+" (со слешем в конце)", params, get, limited)
-}
-
-// pathItem describes one path: GET with the given responses, HEAD with the same without
-// bodies, the preflight, and 405 for the other methods; a rate-limited path adds 429 to
-// every operation but OPTIONS (the limit counts before the method is checked).
-func (b *openAPIBuilder) pathItem(id, summary string, params []string, get obj, limited bool) obj {
-	get = maps.Clone(get)
+// description is the document's description: what holds on every path, said once.
+func (b *openAPIBuilder) description() string {
+	p := manifest.APIPrefix
 	ee := b.cfg.EdgeErrors
-	other := obj{b.status(ee.MethodNotAllowed): ref("responses", b.errorResponse(ee.MethodNotAllowed))}
-	if limited {
-		tooMany := ref("responses", b.errorResponse(ee.TooManyRequests))
-		get[b.status(ee.TooManyRequests)] = tooMany
-		other[b.status(ee.TooManyRequests)] = tooMany
-	}
-	head := obj{}
-	for status, r := range get {
-		if status == "200" {
-			head[status] = obj{"description": "Те же заголовки, что у GET, без тела", "headers": b.responseHeaders("200")}
-			continue
+	rl := b.cfg.RateLimit
+	example := p
+	for _, r := range b.cfg.Routes {
+		if len(r.Params) > 0 {
+			example = r.Example
+			break
 		}
-		head[status] = r
 	}
-	item := obj{
-		"summary": summary,
-		"get":     obj{"operationId": id, "summary": summary, "responses": get},
-		"head":    obj{"operationId": id + "Head", "summary": summary + " (только заголовки)", "responses": head},
-		"options": obj{"operationId": id + "Preflight", "summary": "CORS preflight", "responses": obj{"204": ref("responses", "Preflight")}},
-	}
-	for _, m := range otherMethods {
-		item[m] = obj{"operationId": id + camelCase("-"+m), "summary": "Метод не поддерживается", "responses": other}
-	}
-	var ps []any
-	for _, p := range params {
-		ps = append(ps, ref("parameters", p))
-	}
-	if ps != nil {
-		item["parameters"] = ps
-	}
-	return item
+	return "Публичный API только для чтения. Все ответы — заранее рассчитанный JSON в UTF-8 " +
+		"(кириллица без экранирования), неизменный и помеченный сильным ETag. Тексты на русском языке.\n\n" +
+		"## Что верно для всех адресов\n\n" +
+		"* **Методы.** Каждый путь отвечает на GET, на HEAD (те же заголовки, что у GET, без тела) " +
+		"и на OPTIONS (CORS preflight). На любой другой метод любой адрес под " + p + " отвечает " +
+		b.errorLine(ee.MethodNotAllowed) + " с заголовком Allow. Этот ответ описан здесь один раз, а не у каждого пути: " +
+		"API только читает данные, и операции, которые могут лишь вернуть ошибку, дали бы сгенерированным " +
+		"клиентам функции, которые незачем вызывать. HEAD описан отдельной операцией только у этого документа: " +
+		"по его ETag удобно проверять, не пора ли заново сгенерировать клиент.\n" +
+		"* **Завершающий слеш.** Один слеш в конце пути допускается на всех маршрутах: " + example + "/ — " +
+		"то же, что " + example + ", с тем же ответом. Пути документа записаны без него; с двумя слешами " +
+		"в конце адрес уже другой.\n" +
+		"* **Числа в пути** — от 1 до 9 цифр, ведущие нули допустимы. Сегмент, который не подходит маршруту " +
+		"(буквы, 0, лишние цифры, %31), — не ошибка запроса: маршрут отвечает своей ошибкой, и она описана у операции.\n" +
+		"* **Другие адреса.** Адрес под " + p + ", который не подходит ни под один маршрут, получает ошибку " +
+		"ближайшего маршрута: того, чья часть до первого параметра — самая длинная из содержащих адрес, " +
+		"а при равенстве — того, чьё число сегментов ближе к числу сегментов адреса. Ошибки маршрутов: " +
+		b.routeErrors() + ". Если у ближайшего маршрута своей ошибки нет или адрес не под маршрутом — " +
+		b.errorLine(ee.NotFound) + ".\n" +
+		fmt.Sprintf("* **Лимит.** %d запросов за %d секунд с одного IP (IPv6 — по сети /%d) %s; "+
+			"считаются все методы, кроме OPTIONS; сверх лимита — %s с заголовком Retry-After.\n",
+			rl.Requests, rl.WindowSeconds, rl.IPv6Prefix, limitedRoutesRu(), b.errorLine(ee.TooManyRequests)) +
+		"* **Лицензия.** Данные — по лицензии Creative Commons «" + b.site.Content.Site.LicenseName + "» (CC BY 4.0): " +
+		"указывайте источник (поля attribution, attribution_html, suggested_citation)."
 }
 
-// scopeErrors describes, for the document's description, the paths that answer their
-// owner's error rather than 404 ("адреса под …, не подходящие под маршрут, — 400 Invalid
-// date."): under a scope shared by several routes, a path belongs to the one whose number
-// of segments is closest to its own.
-func (b *openAPIBuilder) scopeErrors() string {
+// errorLine names an error for the description: "404 Not found (components/responses/NotFound)".
+func (b *openAPIBuilder) errorLine(key string) string {
+	e := b.cfg.Errors[key]
+	var body ErrorBody
+	_ = json.Unmarshal([]byte(e.Body), &body)
+	return strconv.Itoa(e.Status) + " " + body.Error + " (components/responses/" + b.errorResponse(key) + ")"
+}
+
+// routeErrors lists the routes that have an error of their own, with it:
+// "/api/public/matrix/{day}/{month}/{year} — 400 Invalid date (…)".
+func (b *openAPIBuilder) routeErrors() string {
 	var parts []string
-	shared := map[string]int{}
 	for _, r := range b.cfg.Routes {
 		if r.Error != "" {
-			shared[r.Scope()]++
+			parts = append(parts, r.Pattern+" — "+b.errorLine(r.Error))
 		}
 	}
-	for _, r := range b.cfg.Routes {
-		if r.Error == "" {
-			continue
-		}
-		e := b.cfg.Errors[r.Error]
-		var body ErrorBody
-		_ = json.Unmarshal([]byte(e.Body), &body)
-		what := "адреса под " + r.Scope()
-		if shared[r.Scope()] > 1 {
-			what = "адреса вида " + r.Pattern
-		}
-		parts = append(parts, what+", не подходящие под маршрут, — "+strconv.Itoa(e.Status)+" "+body.Error)
-	}
-	return strings.Join(parts, "; ") + ".\n"
+	return strings.Join(parts, "; ")
 }
 
-// camelCase turns a route name ("life-path-list") into an operationId ("lifePathList").
-func camelCase(name string) string {
-	parts := strings.Split(name, "-")
-	for i := 1; i < len(parts); i++ {
-		if parts[i] != "" {
-			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
-		}
+// capitalize upper-cases the first letter of a string.
+func capitalize(s string) string {
+	for _, r := range s {
+		return strings.ToUpper(string(r)) + s[len(string(r)):]
 	}
-	return strings.Join(parts, "")
+	return s
+}
+
+// lowerFirst lower-cases the first letter of a string.
+func lowerFirst(s string) string {
+	for _, r := range s {
+		return strings.ToLower(string(r)) + s[len(string(r)):]
+	}
+	return s
 }

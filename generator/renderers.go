@@ -58,7 +58,14 @@ func renderers() map[string]renderer {
 			schema: func(*openAPIBuilder) (string, obj) {
 				return "OpenAPIDocument", obj{
 					"type": "object", "required": []string{"openapi", "info", "paths"},
-					"properties":  obj{"openapi": obj{"const": OpenAPIVersion}},
+					"properties": obj{
+						"openapi": obj{"const": OpenAPIVersion},
+						"info": obj{
+							"type": "object", "required": []string{"title", "version"},
+							"properties": obj{"title": obj{"type": "string"}, "version": obj{"type": "string"}},
+						},
+						"paths": obj{"type": "object", "additionalProperties": obj{"type": "object"}},
+					},
 					"description": "Этот документ",
 				}
 			},

@@ -29,18 +29,21 @@ func Routes() []manifest.Route {
 		Description: "Оглавление API: маршруты, ссылка на OpenAPI, лицензия и набор данных",
 		English:     "the API index: routes, OpenAPI URL, licence and dataset URLs as JSON",
 		Example:     p,
+		OperationID: "getIndex", Tag: "meta",
 	}, {
 		Name: manifest.RouteOpenAPI, Pattern: p + "/openapi.json", File: manifest.OpenAPIFile,
 		Summary:     "Этот документ OpenAPI 3.1",
 		Description: "Описание API в формате OpenAPI 3.1",
 		English:     "the OpenAPI 3.1 document: every route, parameter, response schema, error body and header",
 		Example:     p + "/openapi.json",
+		OperationID: "getOpenAPI", Tag: "meta",
 	}, {
 		Name: manifest.RouteLifePathList, Pattern: p + "/life-path", File: manifest.ListFile,
 		Summary:     "Все 12 чисел жизненного пути, кратко",
 		Description: "Все 12 чисел жизненного пути, кратко",
 		English:     "the 12 life path numbers, briefly",
 		Example:     p + "/life-path",
+		OperationID: "listLifePaths", Tag: "life-path",
 	}, {
 		Name: manifest.RouteLifePath, Pattern: p + "/life-path/{number}", File: "api/public/life-path/{number}.json",
 		Params: lifePathNumber, Error: manifest.ErrNumberNotFound,
@@ -48,6 +51,7 @@ func Routes() []manifest.Route {
 		Description: "Одно число жизненного пути целиком: 1–9, 11, 22, 33",
 		English:     "one life path number in full (1–9, 11, 22, 33)",
 		Example:     p + "/life-path/7",
+		OperationID: "getLifePath", Tag: "life-path",
 	}, {
 		Name: manifest.RouteLifePathDate, Pattern: p + "/life-path/{day}/{month}/{year}", File: "api/public/life-path/{day}/{month}/{year}.json",
 		Params: date, Packed: &manifest.Packed{File: "api/public/life-path-months/{year}/{month}.jsonl", Line: "day"},
@@ -56,6 +60,7 @@ func Routes() []manifest.Route {
 		Description: fmt.Sprintf("Число жизненного пути для даты рождения с %d по %d год и его краткое описание", rules.FirstYear, rules.LastYear),
 		English:     "the life path number of a birth date, " + years + ", with the number's brief description",
 		Example:     p + "/life-path/15/5/1990",
+		OperationID: "getLifePathOfDate", Tag: "life-path",
 	}, {
 		Name: manifest.RouteMatrix, Pattern: p + "/matrix/{day}/{month}/{year}", File: "api/public/matrix/{day}/{month}/{year}.json",
 		Params: date, Packed: &manifest.Packed{File: manifest.MatrixMonthsPattern, Line: "day"},
@@ -64,12 +69,14 @@ func Routes() []manifest.Route {
 		Description: fmt.Sprintf("Матрица судьбы для даты рождения с %d по %d год", rules.FirstYear, rules.LastYear),
 		English:     "the destiny matrix of a birth date, " + years,
 		Example:     p + "/matrix/15/5/1990",
+		OperationID: "getMatrix", Tag: "matrix",
 	}, {
 		Name: manifest.RouteArcanaList, Pattern: p + "/arcana", File: "api/public/arcana.json",
 		Summary:     "Все 22 старших аркана, кратко",
 		Description: "22 старших аркана матрицы судьбы, кратко: номер, название, ключевое слово и эмодзи",
 		English:     "the 22 major arcana of the destiny matrix, briefly",
 		Example:     p + "/arcana",
+		OperationID: "listArcana", Tag: "arcana",
 	}, {
 		Name: manifest.RouteArcana, Pattern: p + "/arcana/{number}", File: "api/public/arcana/{number}.json",
 		Params: []manifest.ParamType{{Type: manifest.ParamNumber, Numbers: rules.ArcanaNumbers}}, Error: manifest.ErrArcanaNotFound,
@@ -77,12 +84,14 @@ func Routes() []manifest.Route {
 		Description: "Один старший аркан целиком, 1–22: название, ключевое слово, эмодзи и описание",
 		English:     "one major arcanum in full (1–22): name, keyword, emoji and description",
 		Example:     p + "/arcana/7",
+		OperationID: "getArcanum", Tag: "arcana",
 	}, {
 		Name: manifest.RoutePositions, Pattern: p + "/positions", File: "api/public/positions.json",
 		Summary:     "12 позиций матрицы судьбы",
 		Description: "12 позиций матрицы судьбы: ключ в записи матрицы, название и описание",
 		English:     "the 12 positions of the destiny matrix: the record's key, Russian title and description",
 		Example:     p + "/positions",
+		OperationID: "listPositions", Tag: "matrix",
 	}, {
 		Name: manifest.RouteCompatibility, Pattern: p + "/compatibility/{a}/{b}", File: "api/public/compatibility/{a}/{b}.json",
 		Params: []manifest.ParamType{{Type: manifest.ParamPair, Numbers: rules.LifePathNumbers}}, Error: manifest.ErrNumberNotFound,
@@ -90,6 +99,7 @@ func Routes() []manifest.Route {
 		Description: "Совместимость двух чисел жизненного пути (1–9, 11, 22, 33, в любом порядке): уровень словом, суть, сильные стороны, трудности и совет",
 		English:     "the compatibility of two life path numbers (1–9, 11, 22, 33, in either order): a level as a word, a summary, strengths, challenges and advice",
 		Example:     p + "/compatibility/3/11",
+		OperationID: "getCompatibility", Tag: "compatibility",
 	}}
 }
 

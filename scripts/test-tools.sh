@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the tools the tests drive, on a fresh machine: Chromium and ChromeDriver (Debian
-# packages) for the browser test, and the worker's npm packages (wrangler, Node 22) from the
-# committed package-lock.json. Anything that cannot be installed is a hard failure.
+# packages) for the browser test, and the npm packages of the worker (wrangler, Node 22) and
+# of the OpenAPI client test (the generators, tsc and the linters) from their committed
+# package-lock.json files. Anything that cannot be installed is a hard failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,11 +17,15 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
 fi
 
-if [ -f edge/worker/package-lock.json ]; then
-	# Any npm will do: Node 22, which wrangler needs, is itself a devDependency of edge/worker/.
+# The npm projects the tests drive, each from its committed package-lock.json: the worker's
+# (wrangler) and the OpenAPI client generators and linters of generator/openapitest/clients.
+# Any npm will do: Node 22, which wrangler and the generators need, is itself a
+# devDependency of each.
+for dir in edge/worker generator/openapitest/clients; do
+	[ -f "$dir/package-lock.json" ] || continue
 	command -v npm >/dev/null 2>&1 || { echo "test-tools: npm not found: install Node.js and npm (any recent version)" >&2; exit 1; }
-	if [ ! -d edge/worker/node_modules ] || [ edge/worker/package-lock.json -nt edge/worker/node_modules/.package-lock.json ]; then
-		echo "test-tools: npm ci in edge/worker/"
-		npm ci --prefix edge/worker --no-audit --no-fund --loglevel=error
+	if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+		echo "test-tools: npm ci in $dir/"
+		npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error
 	fi
-fi
+done

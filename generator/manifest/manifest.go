@@ -191,6 +191,11 @@ type Route struct {
 	English     string `json:"description_en"`
 	// Example is a path the route answers with 200.
 	Example string `json:"example"`
+	// OperationID names the route's GET operation in the OpenAPI document ("getMatrix") and
+	// Tag the group it is listed under ("matrix"): generated clients name their functions and
+	// files after them.
+	OperationID string `json:"operation_id"`
+	Tag         string `json:"tag"`
 }
 
 // RateLimit is the per-client limit of the rate-limited routes (Route.RateLimited).

@@ -242,9 +242,7 @@ func InScope(p, prefix string) bool {
 // segments closest to p's, then the first. Its rate limit counts the request, and its
 // error answers when no route matches.
 func (c *EdgeConfig) Owner(p string) int {
-	if strings.HasSuffix(p, "/") {
-		p = p[:len(p)-1]
-	}
+	p = strings.TrimSuffix(p, "/")
 	best, bestLen, bestDist := -1, -1, 0
 	for i, r := range c.Routes {
 		s := r.Scope()
