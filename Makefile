@@ -42,7 +42,7 @@ test-tools:
 
 ## test: everything CI runs: checks, all Go tests (server, worker, pages, pack, deploy), and a full-range generate + verify
 test: check test-tools $(BIN)
-	$(GO) test -count=1 -timeout 9m ./...
+	$(GO) test -count=1 -timeout 15m ./...
 	@# Bounded: 20 s of fuzzing the content loader; an input that hangs the YAML library fails
 	@# within two minutes instead of holding CI.
 	$(GO) test -run='^$$' -fuzz=FuzzLoad -fuzztime=20s -fuzzminimizetime=2s -timeout 2m ./content/
