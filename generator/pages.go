@@ -184,12 +184,13 @@ func (p *pageRenderer) pages() []page {
 	list := s.LifePathList()
 	out := []page{
 		{file: HomePage, template: "home.html", path: "/", indexed: true,
-			title:       site + " — API чисел жизненного пути и матрицы судьбы",
-			description: "Бесплатный API на русском языке: числа жизненного пути и матрица судьбы для каждой даты рождения с 1900 по 2100 год. JSON, CORS, лицензия CC BY 4.0.",
+			title: site + " — API чисел пути и матрицы судьбы",
+			description: fmt.Sprintf("Бесплатный API на русском языке: числа жизненного пути и матрица судьбы для каждой даты рождения с %d по %d год. JSON, CORS, лицензия CC BY 4.0.",
+				rules.FirstYear, rules.LastYear),
 			fill: func(d *pageData) error {
 				d.Errors = p.errorDocs()
 				d.Rule = p.ruleLines()
-				d.MatrixCount = groupThousands(rules.DatesInYears(allYears()))
+				d.MatrixCount = GroupThousands(rules.DatesInYears(allYears()))
 				d.AttributionLink = htmltemplate.HTML(s.AttributionHTML) // built and escaped by NewSite
 				d.LifePaths = list
 				return nil
@@ -203,7 +204,9 @@ func (p *pageRenderer) pages() []page {
 		lp := &s.Content.LifePaths[i]
 		out = append(out, page{file: LifePathPage(lp.Number), template: "life-path.html",
 			path: "/life-path/" + strconv.Itoa(lp.Number), indexed: true,
-			title:       fmt.Sprintf("Число жизненного пути %d — «%s» — %s", lp.Number, lp.Archetype, site),
+			// Without the site's name, which og:site_name carries: with it, the longest
+			// title would pass the 70 characters a search result shows.
+			title:       fmt.Sprintf("Число жизненного пути %d — «%s»", lp.Number, lp.Archetype),
 			description: lp.ShortDescription,
 			fill:        func(d *pageData) error { p.fillLifePath(d, list, i); return nil }})
 	}
@@ -337,8 +340,18 @@ var templateFuncs = htmltemplate.FuncMap{
 	},
 }
 
-// html renders a page template inside layout.html.
+// html renders a page template inside layout.html and sets its text in Russian typography
+// (typography.go). Every HTML page passes here, and nothing else does.
 func (p *pageRenderer) html(name string, data pageData) ([]byte, error) {
+	b, err := p.execute(name, data)
+	if err != nil {
+		return nil, err
+	}
+	return typeset(b), nil
+}
+
+// execute renders a page template inside layout.html as it is written.
+func (p *pageRenderer) execute(name string, data pageData) ([]byte, error) {
 	t, err := htmltemplate.New(name).Funcs(templateFuncs).ParseFS(p.tfs, "layout.html", name)
 	if err != nil {
 		return nil, err
@@ -365,12 +378,13 @@ func (p *pageRenderer) text(name string, data pageData) ([]byte, error) {
 
 func (p *pageRenderer) errorDocs() []errorDoc {
 	when := map[string]string{
-		manifest.ErrInvalidDate:      "дата не существует или вне диапазона 1900–2100, неверный формат адреса матрицы",
+		manifest.ErrInvalidDate: fmt.Sprintf("такой даты нет в календаре, год вне диапазона %d–%d или адрес матрицы в неверном формате",
+			rules.FirstYear, rules.LastYear),
 		manifest.ErrNumberNotFound:   "такого числа жизненного пути нет; в ответе есть список valid_numbers",
-		manifest.ErrNotFound:         "неизвестный адрес под /api/public",
-		manifest.ErrMethodNotAllowed: "метод кроме GET, HEAD и OPTIONS",
+		manifest.ErrNotFound:         "такого адреса в API нет: путь начинается с /api/public, но не ведёт ни к одному маршруту",
+		manifest.ErrMethodNotAllowed: "любой метод, кроме GET, HEAD и OPTIONS",
 		manifest.ErrTooManyRequests:  "превышен лимит запросов к матрице; подождите Retry-After секунд",
-		manifest.ErrInternal:         "файл ответа недоступен на сервере — напишите нам",
+		manifest.ErrInternal:         "файл ответа недоступен на сервере: повторите запрос позже, а если ошибка не проходит, напишите нам",
 	}
 	var out []errorDoc
 	for _, e := range p.s.errorSpecs() {
@@ -494,9 +508,9 @@ func allYears() []int {
 	return years
 }
 
-// groupThousands writes n with non-breaking spaces between groups of three digits, as
-// Russian typography does: 73 414.
-func groupThousands(n int) string {
+// GroupThousands writes n with non-breaking spaces between groups of three digits, as
+// Russian typography does: 73 414. The pages and the dataset's README use it.
+func GroupThousands(n int) string {
 	s := strconv.Itoa(n)
 	var b strings.Builder
 	for i, r := range s {
