@@ -67,6 +67,11 @@ type Site struct {
 	AttributionLinkText string `yaml:"attribution_link_text"`
 	CitationLifePath    string `yaml:"citation_life_path"`
 	CitationMatrix      string `yaml:"citation_matrix"`
+	// Disclaimer says what numerology is, in Russian: the pages' footer, the API index, the
+	// OpenAPI document, llms.txt and the dataset's README repeat it. DisclaimerEN is the
+	// same sentence in English, for llms.txt and the README's English part.
+	Disclaimer   string `yaml:"disclaimer"`
+	DisclaimerEN string `yaml:"disclaimer_en"`
 }
 
 // LifePath is one life path number (life-path/N.yaml).
@@ -335,6 +340,7 @@ func (l *loader) loadSite(s *Site) {
 		{"support_email", s.SupportEmail}, {"attribution", s.Attribution},
 		{"attribution_link_text", s.AttributionLinkText},
 		{"citation_life_path", s.CitationLifePath}, {"citation_matrix", s.CitationMatrix},
+		{"disclaimer", s.Disclaimer}, {"disclaimer_en", s.DisclaimerEN},
 	} {
 		d.required("$."+f.key, f.key, f.value)
 		d.maxLen("$."+f.key, f.key, f.value, maxShortText)

@@ -62,7 +62,8 @@ func (s *Site) OpenAPI() (obj, error) {
 					"считаются все методы, кроме OPTIONS; сверх лимита — 429 с Retry-After.\n",
 					b.cfg.RateLimit.Requests, b.cfg.RateLimit.WindowSeconds, b.cfg.RateLimit.IPv6Prefix) +
 				"* Данные — по лицензии Creative Commons «" + s.Content.Site.LicenseName + "» (CC BY 4.0): " +
-				"указывайте источник (поля attribution, attribution_html, suggested_citation).",
+				"указывайте источник (поля attribution, attribution_html, suggested_citation).\n\n" +
+				s.Content.Site.Disclaimer,
 			"version": manifest.APIVersion,
 			"contact": obj{"name": s.Content.Site.Publisher, "url": s.SiteURL + "/", "email": s.Content.Site.SupportEmail},
 			"license": obj{"name": "Creative Commons «" + s.Content.Site.LicenseName + "» (CC BY 4.0)", "identifier": LicenseHeader},
@@ -343,10 +344,10 @@ func (b *openAPIBuilder) jsonContent(schema obj, example any) obj {
 func (b *openAPIBuilder) buildResponses() (obj, error) {
 	out := obj{}
 	errs := []struct{ key, description string }{
-		{manifest.ErrInvalidDate, fmt.Sprintf("Неверная или несуществующая дата, год вне %d–%d, неверный формат адреса", rules.FirstYear, rules.LastYear)},
+		{manifest.ErrInvalidDate, fmt.Sprintf("Неверная или несуществующая дата, год вне %d–%d или неверный формат адреса", rules.FirstYear, rules.LastYear)},
 		{manifest.ErrNumberNotFound, "Такого числа жизненного пути нет"},
 		{manifest.ErrNotFound, "Такого адреса в API нет"},
-		{manifest.ErrMethodNotAllowed, "Метод, кроме GET, HEAD и OPTIONS"},
+		{manifest.ErrMethodNotAllowed, "Любой метод, кроме GET, HEAD и OPTIONS"},
 		{manifest.ErrTooManyRequests, "Превышен лимит запросов к матрице"},
 		{manifest.ErrInternal, "Файл ответа недоступен"},
 	}

@@ -5,11 +5,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	json "github.com/goccy/go-json"
 
+	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/rules"
 	"github.com/opennumerology/numerology/internal/contract"
@@ -316,7 +316,9 @@ attribution_html), and each record has its own suggested_citation.
 
 func (d *docs) readme(jsonFiles, rows int) []byte {
 	r := d.t.record
-	n := strconv.Itoa
+	// Russian groups thousands with a non-breaking space (73 414), English with a comma.
+	ru := generator.GroupThousands
+	en := func(n int) string { return strings.ReplaceAll(ru(n), "\u00a0", ",") }
 	tgz, zip := d.base+TarGz, d.base+Zip
 	return []byte(`# ` + d.opts.Title + ` — набор данных ` + d.m.APIVersion + ` / dataset ` + d.m.APIVersion + `
 
@@ -328,14 +330,16 @@ func (d *docs) readme(jsonFiles, rows int) []byte {
 Полная копия API «` + d.opts.Title + `» для работы без сети: в блокнотах, таблицах и
 собственных приложениях.
 
+` + d.opts.Disclaimer + `
+
 ### Что внутри
 
 | файл | содержимое |
 |---|---|
-| ` + "`matrix.csv`" + ` | матрица судьбы для каждой даты (` + n(rows) + ` строк): дата ISO, день, месяц, год и номера арканов 12 позиций в порядке API (` + strings.Join(rules.PositionKeys(), ", ") + `) |
+| ` + "`matrix.csv`" + ` | матрица судьбы для каждой даты (` + ru(rows) + ` строк): дата ISO, день, месяц, год и номера арканов 12 позиций в порядке API (` + strings.Join(rules.PositionKeys(), ", ") + `) |
 | ` + "`arcana.csv`" + ` | арканы: номер, название, ключевое слово, эмодзи |
 | ` + "`life-path.csv`" + ` | числа жизненного пути: число, архетип, девиз, краткое описание |
-| ` + "`api/public/`" + ` | все ответы API в формате JSON (` + n(jsonFiles) + ` файлов), байт в байт как их отдаёт сервер: ` + "`life-path.json`, `life-path/{n}.json`, `matrix/{день}/{месяц}/{год}.json`, `errors/`, `index.json`" + ` |
+| ` + "`api/public/`" + ` | все ответы API в формате JSON (` + ru(jsonFiles) + ` файлов), байт в байт как их отдаёт сервер: ` + "`life-path.json`, `life-path/{n}.json`, `matrix/{день}/{месяц}/{год}.json`, `errors/`, `index.json`" + ` |
 | ` + "`datapackage.json`" + ` | описание таблиц в формате Frictionless Data Package: поля, типы, размеры, хеши |
 | ` + "`CITATION.cff`" + ` | как цитировать (Citation File Format 1.2.0) |
 | ` + "`LICENSE`" + ` | лицензия Creative Commons «` + d.opts.LicenseName + `» (CC BY 4.0) и формулировка атрибуции |
@@ -362,12 +366,14 @@ CSV: UTF-8 без BOM, разделитель — запятая, первая �
 A complete copy of the Open Numerology Data API for offline use in notebooks, spreadsheets
 and your own applications. The texts are in Russian.
 
+` + d.opts.DisclaimerEN + `
+
 ### What is inside
 
-- ` + "`matrix.csv`" + ` — the destiny matrix of every date (` + n(rows) + ` rows): ISO date, day, month, year and the arcana number of the 12 positions in the API's order.
+- ` + "`matrix.csv`" + ` — the destiny matrix of every date (` + en(rows) + ` rows): ISO date, day, month, year and the arcana number of the 12 positions in the API's order.
 - ` + "`arcana.csv`" + ` — number, name, keyword and emoji of each arcana.
 - ` + "`life-path.csv`" + ` — number, archetype, tagline and short description of the 12 life path numbers.
-- ` + "`api/public/`" + ` — every JSON response of the API (` + n(jsonFiles) + ` files), the exact bytes the API serves.
+- ` + "`api/public/`" + ` — every JSON response of the API (` + en(jsonFiles) + ` files), the exact bytes the API serves.
 - ` + "`datapackage.json`" + ` — a Frictionless Data Package descriptor: the tables' fields, types, sizes and hashes (load it with frictionless-py, ` + "`datapackage` in R" + `, or read the CSVs directly).
 - ` + "`CITATION.cff`, `LICENSE` (CC BY 4.0 and the attribution wording), `SHA256SUMS`" + `.
 
