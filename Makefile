@@ -48,10 +48,11 @@ test: check test-tools $(BIN)
 	$(GO) test -run='^$$' -fuzz=FuzzLoad -fuzztime=20s -fuzzminimizetime=2s -timeout 2m ./content/
 	scripts/full-range.sh $(BIN)
 
-## check: formatting, vet, tidy modules, the generator's import rule, no route literals in the edges, and actionlint on the workflows
+## check: formatting, vet, staticcheck, tidy modules, the generator's import rule, no route literals in the edges, and actionlint on the workflows
 check:
 	@out=$$(gofmt -l $$(git ls-files '*.go') 2>/dev/null); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
 	$(GO) mod tidy -diff
 	scripts/check-imports.sh
 	scripts/check-route-literals.sh

@@ -67,6 +67,9 @@ type Site struct {
 	AttributionLinkText string `yaml:"attribution_link_text"`
 	CitationLifePath    string `yaml:"citation_life_path"`
 	CitationMatrix      string `yaml:"citation_matrix"`
+	// Citation is the suggested citation of the records without one of their own (arcana,
+	// positions, compatibility): {subject} names what is cited.
+	Citation string `yaml:"citation"`
 	// Disclaimer says what numerology is, in Russian: the pages' footer, the API index, the
 	// OpenAPI document, llms.txt and the dataset's README repeat it. DisclaimerEN is the
 	// same sentence in English, for llms.txt and the README's English part.
@@ -340,6 +343,7 @@ func (l *loader) loadSite(s *Site) {
 		{"support_email", s.SupportEmail}, {"attribution", s.Attribution},
 		{"attribution_link_text", s.AttributionLinkText},
 		{"citation_life_path", s.CitationLifePath}, {"citation_matrix", s.CitationMatrix},
+		{"citation", s.Citation},
 		{"disclaimer", s.Disclaimer}, {"disclaimer_en", s.DisclaimerEN},
 	} {
 		d.required("$."+f.key, f.key, f.value)
@@ -359,6 +363,10 @@ func (l *loader) loadSite(s *Site) {
 	d.placeholders("citation_matrix", s.CitationMatrix, append([]string{"date", "version", "url"}, SitePlaceholders...)...)
 	if !strings.Contains(s.CitationMatrix, "{date}") && s.CitationMatrix != "" {
 		d.at("$.citation_matrix", "citation_matrix", "must contain {date}")
+	}
+	d.placeholders("citation", s.Citation, append([]string{"subject", "version", "url"}, SitePlaceholders...)...)
+	if !strings.Contains(s.Citation, "{subject}") && s.Citation != "" {
+		d.at("$.citation", "citation", "must contain {subject}")
 	}
 }
 

@@ -33,12 +33,20 @@ func Headers() manifest.Headers {
 		},
 		ByStatus: map[string]map[string]string{
 			"200": {"Cache-Control": CacheOK},
-			"304": {"Cache-Control": CacheOK},
 			"400": {"Cache-Control": CacheError},
 			"404": {"Cache-Control": CacheError},
 			"405": {"Cache-Control": CacheNoStore, "Allow": AllowMethods},
 			"429": {"Cache-Control": CacheNoStore},
 			"500": {"Cache-Control": CacheNoStore},
+		},
+		// A 304 carries the 200's validator and caching headers but no representation
+		// metadata (RFC 9110 §15.4.5): no Content-Type.
+		NotModified: map[string]string{
+			"Cache-Control":                 CacheOK,
+			"Access-Control-Allow-Origin":   "*",
+			"Access-Control-Expose-Headers": "ETag, Retry-After, X-API-License",
+			"X-API-License":                 LicenseHeader,
+			"X-Content-Type-Options":        "nosniff",
 		},
 		// The preflight has no body, so no Content-Type; it keeps the licence and nosniff.
 		Preflight: map[string]string{
@@ -60,11 +68,26 @@ type ErrorBody struct {
 	ValidNumbers []int  `json:"valid_numbers,omitempty"`
 }
 
-// errorSpec is one prebuilt error: its key, file and body.
+// errorSpec is one error of the API: its key, file and body, and how the OpenAPI document
+// and the home page describe it. The table of them (errorSpecs) is the one list of errors:
+// the edge config, the error files, the document and the pages iterate it.
 type errorSpec struct {
 	key  string
 	file string
 	body ErrorBody
+	// response names the error in the OpenAPI document's components/responses, and
+	// description describes it there.
+	response, description string
+	// when says on the home page when the error is answered.
+	when string
+}
+
+// edgeErrors names the errors the edges answer themselves (manifest.EdgeErrors).
+var edgeErrors = manifest.EdgeErrors{
+	NotFound:         manifest.ErrNotFound,
+	MethodNotAllowed: manifest.ErrMethodNotAllowed,
+	TooManyRequests:  manifest.ErrTooManyRequests,
+	Internal:         manifest.ErrInternal,
 }
 
 func (s *Site) errorSpecs() []errorSpec {
@@ -72,51 +95,80 @@ func (s *Site) errorSpecs() []errorSpec {
 	return []errorSpec{
 		{manifest.ErrInvalidDate, dir + "invalid-date.json", ErrorBody{
 			Error: "Invalid date", Status: 400,
-			Message: fmt.Sprintf("Дата не распознана. Укажите существующую дату с 01.01.%d по 31.12.%d в виде /matrix/{день}/{месяц}/{год}, например %s/matrix/15/5/1990.",
-				rules.FirstYear, rules.LastYear, s.APIBase),
-		}},
+			Message: fmt.Sprintf("Дата не распознана. Укажите существующую дату с 01.01.%d по 31.12.%d тремя числами: {день}/{месяц}/{год}, например %s/matrix/15/5/1990 или %s/life-path/15/5/1990.",
+				rules.FirstYear, rules.LastYear, s.APIBase, s.APIBase),
+		}, "InvalidDate", fmt.Sprintf("Неверная или несуществующая дата, год вне %d–%d или неверный формат адреса", rules.FirstYear, rules.LastYear),
+			fmt.Sprintf("такой даты нет в календаре, год вне диапазона %d–%d или адрес с датой в неверном формате", rules.FirstYear, rules.LastYear)},
 		{manifest.ErrNumberNotFound, dir + "number-not-found.json", ErrorBody{
 			Error: "Number not found", Status: 404,
 			Message:      "Такого числа жизненного пути нет. Есть числа от 1 до 9 и мастер-числа 11, 22 и 33; полный список — " + s.APIBase + "/life-path.",
 			ValidNumbers: rules.LifePathNumbers,
-		}},
+		}, "NumberNotFound", "Такого числа жизненного пути нет",
+			"такого числа жизненного пути нет; в ответе есть список valid_numbers"},
+		{manifest.ErrArcanaNotFound, dir + "arcana-not-found.json", ErrorBody{
+			Error: "Arcana not found", Status: 404,
+			Message:      "Такого старшего аркана нет. Старшие арканы пронумерованы от 1 до 22; их список — " + s.APIBase + "/arcana.",
+			ValidNumbers: rules.ArcanaNumbers,
+		}, "ArcanaNotFound", "Такого старшего аркана нет",
+			"такого старшего аркана нет; в ответе есть список valid_numbers"},
 		{manifest.ErrNotFound, dir + "not-found.json", ErrorBody{
 			Error: "Not found", Status: 404,
 			Message: "Такого адреса в API нет. Список маршрутов — " + s.APIBase + ", описание OpenAPI — " + s.APIBase + "/openapi.json.",
-		}},
+		}, "NotFound", "Такого адреса в API нет",
+			"такого адреса в API нет: путь начинается с " + manifest.APIPrefix + ", но не ведёт ни к одному маршруту"},
 		{manifest.ErrMethodNotAllowed, dir + "method-not-allowed.json", ErrorBody{
 			Error: "Method not allowed", Status: 405,
 			Message: "Этот метод не поддерживается: API только читает данные. Используйте GET, HEAD или OPTIONS.",
-		}},
+		}, "MethodNotAllowed", "Любой метод, кроме GET, HEAD и OPTIONS", "любой метод, кроме GET, HEAD и OPTIONS"},
 		{manifest.ErrTooManyRequests, dir + "too-many-requests.json", ErrorBody{
 			Error: "Too many requests", Status: 429,
-			Message: fmt.Sprintf("Слишком много запросов: не больше %d запросов к матрице за %d секунд с одного адреса. Повторите запрос через столько секунд, сколько указано в заголовке Retry-After, или скачайте весь набор данных.",
-				contract.RateLimitRequests, contract.RateLimitWindowSeconds),
-		}},
+			Message: fmt.Sprintf("Слишком много запросов: не больше %d запросов за %d секунд с одного IP-адреса %s. Повторите запрос через столько секунд, сколько указано в заголовке Retry-After, или скачайте весь набор данных.",
+				contract.RateLimitRequests, contract.RateLimitWindowSeconds, limitedRoutesRu()),
+		}, "TooManyRequests", "Превышен лимит запросов " + limitedRoutesRu(),
+			"превышен лимит запросов " + limitedRoutesRu() + "; подождите Retry-After секунд"},
 		{manifest.ErrInternal, dir + "internal-error.json", ErrorBody{
 			Error: "Internal error", Status: 500,
 			Message: "Внутренняя ошибка сервера: ответ временно недоступен. Если ошибка повторяется, напишите нам на " + s.Content.Site.SupportEmail + " и укажите адрес запроса.",
-		}},
+		}, "InternalError", "Файл ответа недоступен",
+			"файл ответа недоступен на сервере: повторите запрос позже, а если ошибка не проходит, напишите нам"},
 	}
+}
+
+// limitedRoutes are the patterns of the rate-limited routes, which share one budget.
+func limitedRoutes() []string {
+	var out []string
+	for _, r := range Routes() {
+		if r.RateLimited {
+			out = append(out, r.Pattern)
+		}
+	}
+	return out
+}
+
+// limitedRoutesRu names the rate-limited routes for a Russian sentence: "к маршруту …", or
+// "к маршрутам …, … и … вместе" (one budget for all).
+func limitedRoutesRu() string {
+	l := limitedRoutes()
+	if len(l) == 1 {
+		return "к маршруту " + l[0]
+	}
+	return "к маршрутам " + strings.Join(l[:len(l)-1], ", ") + " и " + l[len(l)-1] + " вместе"
 }
 
 // EdgeConfig builds the edge configuration and the error bodies it holds.
 func (s *Site) EdgeConfig() (manifest.EdgeConfig, error) {
 	cfg := manifest.EdgeConfig{
-		APIVersion:   manifest.APIVersion,
-		Prefix:       manifest.APIPrefix,
-		FirstYear:    rules.FirstYear,
-		LastYear:     rules.LastYear,
-		ValidNumbers: rules.LifePathNumbers,
-		Routes:       Routes(),
+		APIVersion: manifest.APIVersion,
+		Prefix:     manifest.APIPrefix,
+		Routes:     Routes(),
 		RateLimit: manifest.RateLimit{
 			Requests:      contract.RateLimitRequests,
 			WindowSeconds: contract.RateLimitWindowSeconds,
 			IPv6Prefix:    contract.RateLimitIPv6Prefix,
 		},
-		Headers:      Headers(),
-		Errors:       map[string]manifest.ErrorResponse{},
-		MatrixMonths: manifest.MatrixMonthsPattern,
+		Headers:    Headers(),
+		Errors:     map[string]manifest.ErrorResponse{},
+		EdgeErrors: edgeErrors,
 	}
 	for _, e := range s.errorSpecs() {
 		b, err := Encode(e.body)
@@ -124,6 +176,12 @@ func (s *Site) EdgeConfig() (manifest.EdgeConfig, error) {
 			return cfg, fmt.Errorf("encode %s: %w", e.file, err)
 		}
 		cfg.Errors[e.key] = manifest.ErrorResponse{Status: e.body.Status, File: e.file, Body: string(b)}
+	}
+	if err := checkRoutes(cfg.Routes, cfg.Errors); err != nil {
+		return cfg, fmt.Errorf("route table: %w", err)
+	}
+	if err := cfg.Check(); err != nil {
+		return cfg, fmt.Errorf("edge config: %w", err)
 	}
 	return cfg, nil
 }

@@ -38,6 +38,11 @@ type Options struct {
 	// OnProgress, when set, is called about ten times a second with the files written so
 	// far and the total expected.
 	OnProgress func(done, total int)
+	// Force replaces a tree generate made even when it holds files its manifest does not
+	// list, listed files of another size, or no generator mark (a tree of an older
+	// numerology); Summary.Deleted names the files that were deleted. A directory that is not
+	// such a tree is refused even with Force.
+	Force bool
 }
 
 // Summary describes a finished generation.
@@ -45,6 +50,9 @@ type Summary struct {
 	Files    int
 	Bytes    int64
 	Duration time.Duration
+	// Deleted lists the files of the previous tree that generate had not written (unlisted
+	// in its manifest, or changed) and that Force let it delete, sorted.
+	Deleted []string
 }
 
 // ErrRange reports years outside the contract's range.
@@ -86,11 +94,17 @@ func Generate(ctx context.Context, opts Options) (Summary, error) {
 		return Summary{}, err
 	}
 	out := filepath.Clean(opts.Out)
-	if err := recoverSwap(out); err != nil {
+	// Whose is out, first: a refused run changes nothing, beside out or in it.
+	lost, err := checkReplaceable(out, opts.Force)
+	if err != nil {
 		return Summary{}, &IOError{err}
 	}
-	if err := checkReplaceable(out); err != nil {
+	restored, restoredLost, err := recoverSwap(out, opts.Force)
+	if err != nil {
 		return Summary{}, &IOError{err}
+	}
+	if restored {
+		lost = restoredLost // the tree a killed run had moved aside is back in place
 	}
 	parent := filepath.Dir(out)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -102,16 +116,19 @@ func Generate(ctx context.Context, opts Options) (Summary, error) {
 	}
 	release, err := lockTemp(tmp)
 	if err != nil {
-		os.RemoveAll(tmp)
+		os.Remove(tmp)
 		return Summary{}, &IOError{err}
 	}
 	done := false
 	defer func() {
 		release()
 		if !done {
-			os.RemoveAll(tmp)
+			removeOwned(tmp)
 		}
 	}()
+	if err := writeMarker(tmp); err != nil {
+		return Summary{}, &IOError{fmt.Errorf("mark %s: %w", tmp, err)}
+	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return Summary{}, &IOError{err}
 	}
@@ -121,8 +138,15 @@ func Generate(ctx context.Context, opts Options) (Summary, error) {
 		// Writing small files is syscall-bound: more goroutines than cores keep the disk busy.
 		workers = 2 * runtime.GOMAXPROCS(0)
 	}
-	g := &gen{site: opts.Site, w: newTreeWriter(tmp), years: years, workers: workers}
-	total := rules.DatesInYears(years) + 12*len(years) + extraFiles
+	g := &gen{site: opts.Site, w: newTreeWriter(tmp), years: years, workers: workers, counts: map[string]*atomic.Int64{}}
+	total := extraFiles
+	for _, r := range Routes() {
+		if r.Packed != nil {
+			total += rules.DatesInYears(years) + 12*len(years)
+		} else {
+			total += len(r.Values(years))
+		}
+	}
 	stopProgress := g.reportProgress(opts.OnProgress, total)
 	err = g.run(ctx)
 	stopProgress()
@@ -140,10 +164,10 @@ func Generate(ctx context.Context, opts Options) (Summary, error) {
 		return Summary{}, &IOError{err}
 	}
 	done = true
-	return Summary{Files: m.Counts.Files + 1, Bytes: m.Counts.Bytes + g.manifestSize, Duration: time.Since(start)}, nil
+	return Summary{Files: m.Counts.Files + 1, Bytes: m.Counts.Bytes + g.manifestSize, Duration: time.Since(start), Deleted: lost}, nil
 }
 
-// extraFiles estimates the files besides the matrix records, for progress only.
+// extraFiles estimates the files besides the routes' bodies, for progress only.
 const extraFiles = 40
 
 func checkYears(years []int) error {
@@ -175,7 +199,8 @@ type gen struct {
 	w            *treeWriter
 	years        []int
 	workers      int
-	enc          *matrixEncoder
+	encs         map[string]encodeFunc    // per route
+	counts       map[string]*atomic.Int64 // per route: the files of its bodies written
 	manifestSize int64
 	edge         manifest.EdgeConfig
 }
@@ -210,14 +235,16 @@ func (g *gen) run(ctx context.Context) error {
 	if g.edge, err = g.site.EdgeConfig(); err != nil {
 		return err
 	}
-	if g.enc, err = newMatrixEncoder(g.site); err != nil {
+	if g.encs, err = g.site.encoders(); err != nil {
 		return err
+	}
+	for _, r := range g.edge.Routes {
+		g.counts[r.Name] = &atomic.Int64{}
 	}
 	steps := []func(context.Context) error{
 		g.writeEdge,
-		g.writeLifePaths,
-		g.writeIndex,
-		g.writeMatrix,
+		g.writeRoutes,
+		g.writeDates,
 		g.writeAssetsIgnore,
 		func(ctx context.Context) error { return writePages(ctx, g.site, g.w.Write) },
 	}
@@ -244,39 +271,62 @@ func (g *gen) writeEdge(context.Context) error {
 	return g.w.Write(manifest.HeadersFile, HeadersFile(g.edge.Headers))
 }
 
-func (g *gen) writeLifePaths(context.Context) error {
-	if err := g.w.WriteJSON(manifest.ListFile, g.site.LifePathList()); err != nil {
-		return err
-	}
-	for i := range g.site.Content.LifePaths {
-		lp := &g.site.Content.LifePaths[i]
-		if err := g.w.WriteJSON(manifest.LifePathFile(lp.Number), g.site.LifePathRecord(lp)); err != nil {
-			return err
+// writeRoutes writes the body of every value of every route but the date routes (writeDates).
+func (g *gen) writeRoutes(ctx context.Context) error {
+	for _, r := range g.edge.Routes {
+		if r.Packed != nil {
+			continue
+		}
+		enc := g.encs[r.Name]
+		for _, vals := range r.Values(g.years) {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			b, err := enc(nil, vals)
+			if err != nil {
+				return fmt.Errorf("render %s %s: %w", r.Name, valuesLabel(vals), err)
+			}
+			if err := g.w.Write(r.FilePath(vals), b); err != nil {
+				return err
+			}
+			g.counts[r.Name].Add(1)
 		}
 	}
 	return nil
 }
 
-func (g *gen) writeIndex(context.Context) error {
-	return g.w.WriteJSON(manifest.IndexFile, g.site.APIIndex())
+// monthTask is one month of one date route: its per-date files of every year and its
+// packed month files.
+type monthTask struct {
+	route manifest.Route
+	month int
 }
 
-// writeMatrix renders the matrix records on g.workers goroutines, one month a task: the
-// per-date files of that month (days 1–31, every year) and its packed month files. A task
-// owns the directories matrix/{d}/{m} of its month, so no two goroutines create files in
-// the same directory at once (parallel creates in one directory contend on its lock), and
-// each record is encoded once, into its packed month file, and written from there.
-func (g *gen) writeMatrix(ctx context.Context) error {
+// writeDates renders the records of the date routes on g.workers goroutines, one month of
+// one route a task: the per-date files of that month (days 1–31, every year) and its packed
+// month files. A task owns the directories of its route's month, so no two goroutines
+// create files in the same directory at once (parallel creates in one directory contend
+// on its lock), and each record is encoded once, into its packed month file, and written
+// from there.
+func (g *gen) writeDates(ctx context.Context) error {
+	var tasks []monthTask
+	for _, r := range g.edge.Routes {
+		if r.Packed != nil {
+			for m := 1; m <= 12; m++ {
+				tasks = append(tasks, monthTask{r, m})
+			}
+		}
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	next := make(chan int)
+	next := make(chan monthTask)
 	var wg sync.WaitGroup
-	for range min(g.workers, 12) {
+	for range min(g.workers, len(tasks)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for m := range next {
-				if err := g.writeMonth(ctx, m); err != nil {
+			for t := range next {
+				if err := g.writeMonth(ctx, t); err != nil {
 					cancel(err)
 					return
 				}
@@ -284,9 +334,9 @@ func (g *gen) writeMatrix(ctx context.Context) error {
 		}()
 	}
 feed:
-	for m := 1; m <= 12; m++ {
+	for _, t := range tasks {
 		select {
-		case next <- m:
+		case next <- t:
 		case <-ctx.Done():
 			break feed
 		}
@@ -296,81 +346,150 @@ feed:
 	return context.Cause(ctx)
 }
 
-// writeMonth writes the records of one month across all years: the per-date files and,
-// per year, the packed month file that holds the same bytes, day after day.
-func (g *gen) writeMonth(ctx context.Context, m int) error {
+// writeMonth writes the records of one month of a date route across all years: the
+// per-date files and, per year, the packed month file that holds the same bytes, day
+// after day.
+func (g *gen) writeMonth(ctx context.Context, t monthTask) error {
 	packed := make([][]byte, len(g.years)) // per year: the month's records so far
 	for i := range packed {
 		packed[i] = make([]byte, 0, 64<<10) // 31 records of ~1.5 KB
 	}
+	dw := &dirWriters{w: g.w}
+	defer dw.close()
+	enc, date := g.encs[t.route.Name], t.route.Params[0]
+	file := newPathTemplate(t.route.File, t.route.ParamNames())
+	vals := make([]int, 3)
 	for d := 1; d <= 31; d++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := g.writeDayMonth(d, m, packed); err != nil {
-			return err
+		for i, y := range g.years {
+			if !date.Admit(append(vals[:0], d, t.month, y)) {
+				continue
+			}
+			start := len(packed[i])
+			var err error
+			if packed[i], err = enc(packed[i], vals); err != nil {
+				return fmt.Errorf("render %s %s: %w", t.route.Name, valuesLabel(vals), err)
+			}
+			if err := dw.create(file.fill(vals), packed[i][start:]); err != nil {
+				return err
+			}
 		}
 	}
+	g.counts[t.route.Name].Add(dw.files)
 	for i, y := range g.years {
 		if len(packed[i]) == 0 {
 			continue
 		}
-		if err := g.w.Write(manifest.MatrixMonthFile(y, m), packed[i]); err != nil {
+		file, _ := t.route.PackedPath([]int{1, t.month, y})
+		if err := g.w.Write(file, packed[i]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// writeDayMonth writes the records of one day and month across all years, appending each
-// to its year's packed month.
-func (g *gen) writeDayMonth(d, m int, packed [][]byte) error {
-	rel := ""
-	var dw *dirWriter
-	for i, y := range g.years {
-		if !rules.ValidDate(d, m, y) {
-			continue
+// pathTemplate is a file pattern prepared for filling in: its literal parts, each but the
+// last followed by the value of a parameter.
+type pathTemplate struct {
+	lits []string
+	idx  []int // idx[i]: the parameter after lits[i]
+}
+
+func newPathTemplate(pattern string, names []string) pathTemplate {
+	var t pathTemplate
+	for {
+		i := strings.IndexByte(pattern, '{')
+		j := strings.IndexByte(pattern, '}')
+		if i < 0 || j < i {
+			t.lits = append(t.lits, pattern)
+			return t
 		}
-		if dw == nil {
-			rel = "api/public/matrix/" + strconv.Itoa(d) + "/" + strconv.Itoa(m)
-			if err := g.w.Mkdir(rel); err != nil {
-				return err
-			}
-			var err error
-			if dw, err = openDirWriter(g.w.root, rel); err != nil {
-				return err
-			}
-			defer dw.close()
+		t.lits = append(t.lits, pattern[:i])
+		t.idx = append(t.idx, slices.Index(names, pattern[i+1:j]))
+		pattern = pattern[j+1:]
+	}
+}
+
+// fill returns the path of canonical values.
+func (t pathTemplate) fill(vals []int) string {
+	b := make([]byte, 0, 64)
+	for i, lit := range t.lits {
+		b = append(b, lit...)
+		if i < len(t.idx) {
+			b = strconv.AppendInt(b, int64(vals[t.idx[i]]), 10)
 		}
-		start := len(packed[i])
-		packed[i] = g.enc.Append(packed[i], d, m, y)
-		rec := packed[i][start:]
-		name := strconv.Itoa(y) + ".json"
-		if err := dw.create(name, rec); err != nil {
+	}
+	return string(b)
+}
+
+// dirWriters creates the files of one task through a dirWriter of their directory,
+// reopened when the directory changes.
+type dirWriters struct {
+	w     *treeWriter
+	dir   string
+	cur   *dirWriter
+	files int64
+}
+
+func (d *dirWriters) create(rel string, body []byte) error {
+	dir, name := pathDir(rel), rel[strings.LastIndexByte(rel, '/')+1:]
+	if d.cur == nil || dir != d.dir {
+		d.close()
+		if err := d.w.Mkdir(dir); err != nil {
 			return err
 		}
-		g.w.record(rel+"/"+name, rec)
+		var err error
+		if d.cur, err = openDirWriter(d.w.root, dir); err != nil {
+			return err
+		}
+		d.dir = dir
 	}
+	if err := d.cur.create(name, body); err != nil {
+		return err
+	}
+	d.w.record(rel, body)
+	d.files++
 	return nil
+}
+
+func (d *dirWriters) close() {
+	if d.cur != nil {
+		d.cur.close()
+		d.cur = nil
+	}
 }
 
 // AssetsIgnore is the content of .assetsignore: in gitignore syntax, the files of the tree
 // that the worker never reads, so Workers static assets need not hold them. wrangler (and
 // numerology deploy) always leave out .assetsignore, _headers and _redirects themselves.
-func AssetsIgnore() []byte {
-	return []byte(`# Generated by numerology generate: files Workers static assets need not hold
+// The per-date files of every packed route go: the worker answers those routes from the
+// packed month files.
+func AssetsIgnore(routes []manifest.Route) []byte {
+	var b strings.Builder
+	b.WriteString(`# Generated by numerology generate: files Workers static assets need not hold
 # (gitignore syntax; wrangler deploy and numerology deploy both read this file).
-# The worker answers /matrix/{day}/{month}/{year} from the packed month files in
-# /` + manifest.MatrixMonthsDir + `/, so the 73,414 per-date files stay out of the upload;
-# they are still in the tree for numerology serve and plain static hosts.
-/api/public/matrix/
-# Error bodies: the worker takes them from /` + manifest.EdgeFile + `.
-/` + manifest.ErrorsDir + `/
+# The worker answers the date routes from their packed month files, so the per-date files
+# stay out of the upload; they are still in the tree for numerology serve and plain static
+# hosts.
 `)
+	for _, r := range routes {
+		if r.Packed == nil {
+			continue
+		}
+		glob := r.File
+		for _, n := range r.ParamNames() {
+			glob = strings.ReplaceAll(glob, "{"+n+"}", "*")
+		}
+		b.WriteString("# " + r.Pattern + ": from /" + r.Packed.File + "\n/" + glob + "\n")
+	}
+	b.WriteString("# Error bodies: the worker takes them from /" + manifest.EdgeFile + ".\n/" + manifest.ErrorsDir + "/\n")
+	return []byte(b.String())
 }
 
 func (g *gen) writeAssetsIgnore(context.Context) error {
-	return g.w.Write(manifest.AssetsIgnoreFile, AssetsIgnore())
+	return g.w.Write(manifest.AssetsIgnoreFile, AssetsIgnore(g.edge.Routes))
 }
 
 // writeManifest writes manifest.json, which lists every other file.
@@ -378,6 +497,7 @@ func (g *gen) writeManifest() (*manifest.Manifest, error) {
 	files := g.w.Files()
 	m := &manifest.Manifest{
 		APIVersion: manifest.APIVersion,
+		Generator:  manifest.Generator,
 		SiteURL:    g.site.SiteURL,
 		APIBase:    g.site.APIBase,
 		Years:      g.years,
@@ -387,20 +507,24 @@ func (g *gen) writeManifest() (*manifest.Manifest, error) {
 	m.Counts.Files = len(files)
 	for _, f := range files {
 		m.Counts.Bytes += f.Size
-		switch {
-		case strings.HasPrefix(f.Path, "api/public/matrix/"):
-			m.Counts.Matrix++
-		case strings.HasPrefix(f.Path, "api/public/life-path/"):
-			m.Counts.LifePath++
-		}
+	}
+	m.Counts.Routes = map[string]int{}
+	for name, n := range g.counts {
+		m.Counts.Routes[name] = int(n.Load())
 	}
 	b, err := Encode(m)
 	if err != nil {
 		return nil, fmt.Errorf("encode manifest: %w", err)
 	}
 	g.manifestSize = int64(len(b))
-	if err := g.w.writeRaw(manifest.FileName, b); err != nil {
+	// Written whole or not at all: a killed run leaves a temporary tree with no manifest or a
+	// complete one, which is what recovery recognises (leftoverOwned).
+	part := "." + manifest.FileName + ".tmp-0"
+	if err := g.w.writeRaw(part, b); err != nil {
 		return nil, err
+	}
+	if err := os.Rename(filepath.Join(g.w.root, part), filepath.Join(g.w.root, manifest.FileName)); err != nil {
+		return nil, &IOError{fmt.Errorf("write %s: %w", manifest.FileName, err)}
 	}
 	return m, nil
 }

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -37,20 +38,25 @@ func generate(t *testing.T, dir string, years ...int) string {
 func TestGolden(t *testing.T) {
 	out := generate(t, t.TempDir(), 1990, 2000)
 	files := map[string]string{
-		"life-path-7.json":       manifest.LifePathFile(7),
-		"life-path-33.json":      manifest.LifePathFile(33),
-		"life-path-list.json":    manifest.ListFile,
-		"matrix-1990-05-15.json": manifest.MatrixFile(15, 5, 1990),
-		"matrix-2000-02-29.json": manifest.MatrixFile(29, 2, 2000),
-		"index.json":             manifest.IndexFile,
-		"headers.txt":            manifest.HeadersFile,
+		"life-path-7.json":               manifest.LifePathFile(7),
+		"life-path-33.json":              manifest.LifePathFile(33),
+		"life-path-list.json":            manifest.ListFile,
+		"matrix-1990-05-15.json":         manifest.MatrixFile(15, 5, 1990),
+		"matrix-2000-02-29.json":         manifest.MatrixFile(29, 2, 2000),
+		"life-path-date-1990-05-15.json": route(manifest.RouteLifePathDate).FilePath([]int{15, 5, 1990}),
+		"arcana-list.json":               route(manifest.RouteArcanaList).File,
+		"arcana-22.json":                 route(manifest.RouteArcana).FilePath([]int{22}),
+		"positions.json":                 route(manifest.RoutePositions).File,
+		"compatibility-3-11.json":        route(manifest.RouteCompatibility).FilePath([]int{3, 11}),
+		"index.json":                     manifest.IndexFile,
+		"headers.txt":                    manifest.HeadersFile,
 	}
 	errs, err := os.ReadDir(filepath.Join(out, manifest.ErrorsDir))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(errs) != 6 {
-		t.Fatalf("%d error bodies, want 6", len(errs))
+	if want := len(testSite(t).errorSpecs()); len(errs) != want {
+		t.Fatalf("%d error bodies, want %d", len(errs), want)
 	}
 	for _, e := range errs {
 		files["error-"+e.Name()] = manifest.ErrorsDir + "/" + e.Name()
@@ -300,6 +306,10 @@ func TestVerifyFindsDamage(t *testing.T) {
 			}
 		}, VerifyProblem{Kind: ProblemCorrupt, Path: "api/public/life-path/7.json"}},
 	}
+	// A changed byte of a route's file is also named by its field.
+	fields := map[string]VerifyProblem{
+		"one byte changed": {Kind: ProblemInvalid, Path: "api/public/life-path/7.json", Detail: "field number is 6, the rules and the content give 7"},
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out := generate(t, t.TempDir(), 2000)
@@ -311,15 +321,25 @@ func TestVerifyFindsDamage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(res.Problems) != 1 || res.Problems[0].Kind != tt.want.Kind || res.Problems[0].Path != tt.want.Path {
-				t.Fatalf("problems = %v, want one %s: %s", res.Problems, tt.want.Kind, tt.want.Path)
+			want := []VerifyProblem{tt.want}
+			if f, ok := fields[tt.name]; ok {
+				want = append(want, f)
+			}
+			if len(res.Problems) != len(want) {
+				t.Fatalf("problems = %v, want %v", res.Problems, want)
+			}
+			for i, w := range want {
+				g := res.Problems[i]
+				if g.Kind != w.Kind || g.Path != w.Path || (w.Detail != "" && g.Detail != w.Detail) {
+					t.Errorf("problem %d = %v, want %v", i, g, w)
+				}
 			}
 		})
 	}
 }
 
 // TestVerifyChecksTheRule: a record whose bytes match a rewritten manifest but whose arcana
-// break the rule is reported as invalid.
+// break the rule is reported as invalid, in its file and in its packed month's line.
 func TestVerifyChecksTheRule(t *testing.T) {
 	out := generate(t, t.TempDir(), 2000)
 	rel := manifest.MatrixFile(1, 1, 2000)
@@ -346,8 +366,12 @@ func TestVerifyChecksTheRule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Problems) != 1 || res.Problems[0].Kind != ProblemInvalid || !strings.Contains(res.Problems[0].Detail, "personal is arcana 2, the rule gives 1") {
-		t.Fatalf("problems = %v, want the personal arcana reported", res.Problems)
+	want := []VerifyProblem{
+		{ProblemInvalid, month, "line 1, 01.01.2000: field matrix.personal.arcana is 2, the rules and the content give 1"},
+		{ProblemInvalid, rel, "field matrix.personal.arcana is 2, the rules and the content give 1"},
+	}
+	if !slices.Equal(res.Problems, want) {
+		t.Fatalf("problems = %v, want %v", res.Problems, want)
 	}
 }
 
@@ -370,5 +394,74 @@ func TestLoadContentFamousPeople(t *testing.T) {
 		if got := errs[i].String(); got != w {
 			t.Errorf("problem %d = %q, want %q", i, got, w)
 		}
+	}
+}
+
+// TestVerifyNamesTheField: one changed byte in a file of a route, or in a line of a packed
+// month file, is reported with the file, the line and date where there is one, and the field
+// whose value differs from what the rules and the content give.
+func TestVerifyNamesTheField(t *testing.T) {
+	lpDate := route(manifest.RouteLifePathDate)
+	lpMonth, _ := lpDate.PackedPath([]int{15, 5, 2000})
+	tests := []struct {
+		name     string
+		file     string
+		old, new string
+		want     string // the invalid entry; the corrupt entry is always there too
+	}{
+		{"life path of a date: its number", lpDate.FilePath([]int{15, 5, 2000}), `"number":4,"life_path"`, `"number":5,"life_path"`,
+			"field number is 5, the rules and the content give 4"},
+		{"life path of a date: its item", lpDate.FilePath([]int{15, 5, 2000}), `"archetype":"Строитель"`, `"archetype":"Строитеь"`,
+			`field life_path.archetype is "Строитеь"`},
+		{"life path of a date: a packed line", lpMonth, `{"input":{"day":15,"month":5,"year":2000},"number":4,`, `{"input":{"day":15,"month":5,"year":2000},"number":6,`,
+			"line 15, 15.05.2000: field number is 6, the rules and the content give 4"},
+	}
+	tests = append(tests, []struct {
+		name     string
+		file     string
+		old, new string
+		want     string
+	}{
+		{"arcanum: its description", route(manifest.RouteArcana).FilePath([]int{7}), `целеустремлённость`, `целеустремленность`,
+			`field description differs at character 74: "…это целеустремленность, дорога…", the rules and the content give "…это целеустремлённость, дорога…"`},
+		{"arcana list: an emoji", route(manifest.RouteArcanaList).File, `"emoji":"🏇"`, `"emoji":"🐎"`,
+			`field arcana[6].emoji is "🐎", the rules and the content give "🏇"`},
+		{"positions: a title", route(manifest.RoutePositions).File, `"title":"Душа"`, `"title":"Дух"`,
+			`field positions[2].title is "Дух", the rules and the content give "Душа"`},
+		{"compatibility: its level", route(manifest.RouteCompatibility).FilePath([]int{3, 11}), `"level":"Взаимное дополнение"`, `"level":"Взаимное дополнениe"`,
+			`field level is "Взаимное дополнениe", the rules and the content give "Взаимное дополнение"`},
+		{"compatibility: a strength", route(manifest.RouteCompatibility).FilePath([]int{1, 1}), `"Каждая восхищается смелостью другой"`, `"Каждая восхищается смелостью другого"`,
+			`field strengths[0] is "Каждая восхищается смелостью другого", the rules and the content give "Каждая восхищается смелостью другой"`},
+	}...)
+	out := generate(t, t.TempDir(), 2000)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(out, filepath.FromSlash(tt.file))
+			orig, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad := bytes.Replace(orig, []byte(tt.old), []byte(tt.new), 1)
+			if bytes.Equal(bad, orig) {
+				t.Fatalf("fixture: %s does not hold %s", tt.file, tt.old)
+			}
+			if err := os.WriteFile(p, bad, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			defer os.WriteFile(p, orig, 0o644)
+			res, err := Verify(context.Background(), out, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, pr := range res.Problems {
+				got = append(got, pr.String())
+			}
+			want := "invalid: " + tt.file + ": " + tt.want
+			if len(res.Problems) != 2 || res.Problems[0].Kind != ProblemCorrupt || res.Problems[0].Path != tt.file ||
+				!strings.HasPrefix(res.Problems[1].String(), want) {
+				t.Fatalf("problems:\n%s\nwant the corrupt entry and %q…", strings.Join(got, "\n"), want)
+			}
+		})
 	}
 }

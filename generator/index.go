@@ -84,7 +84,7 @@ func (s *Site) APIIndex() APIIndex {
 	for _, d := range Downloads() {
 		dataset = append(dataset, IndexFile{d.Format, s.SiteURL + d.Path})
 	}
-	description := fmt.Sprintf("Открытый API только для чтения: 12 чисел жизненного пути и матрица судьбы для каждой даты рождения с 01.01.%d по 31.12.%d.",
+	description := fmt.Sprintf("Открытый API только для чтения: 12 чисел жизненного пути и их совместимость, 22 старших аркана и 12 позиций матрицы судьбы, а для каждой даты рождения с 01.01.%d по 31.12.%d — её число жизненного пути и матрица судьбы.",
 		rules.FirstYear, rules.LastYear)
 	return APIIndex{
 		Name:        s.Content.Site.Title,
@@ -95,7 +95,7 @@ func (s *Site) APIIndex() APIIndex {
 		Docs:        s.SiteURL + "/",
 		LLMsTxt:     s.SiteURL + "/" + LLMsFile,
 		Routes:      s.indexRoutes(),
-		RateLimit:   fmt.Sprintf("%d запросов к /matrix за %d секунд с одного адреса", contract.RateLimitRequests, contract.RateLimitWindowSeconds),
+		RateLimit:   fmt.Sprintf("%d запросов за %d секунд с одного адреса %s", contract.RateLimitRequests, contract.RateLimitWindowSeconds, limitedRoutesRu()),
 		Dataset:     dataset,
 		License:     License,
 		LicenseURL:  LicenseURL,

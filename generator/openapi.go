@@ -31,11 +31,15 @@ func (s *Site) OpenAPI() (obj, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &openAPIBuilder{site: s, cfg: cfg, schemas: obj{}, headers: obj{}}
+	b := &openAPIBuilder{site: s, cfg: cfg, schemas: obj{}, headers: obj{}, routeSchemas: map[string]string{}, routeParams: map[string][]string{}, extras: s.fieldExtras()}
 	if err := b.buildSchemas(); err != nil {
 		return nil, err
 	}
 	b.buildHeaders()
+	parameters, err := b.buildParameters()
+	if err != nil {
+		return nil, err
+	}
 	responses, err := b.buildResponses()
 	if err != nil {
 		return nil, err
@@ -58,9 +62,9 @@ func (s *Site) OpenAPI() (obj, error) {
 				b.scopeErrors() +
 				"* Один завершающий слеш допускается на всех маршрутах: у каждого пути есть вариант со слешем. " +
 				"Числовой сегмент — от 1 до 9 цифр, ведущие нули допустимы.\n" +
-				fmt.Sprintf("* Маршрут матрицы ограничен: %d запросов за %d секунд с одного IP (IPv6 — по сети /%d), "+
+				fmt.Sprintf("* Лимит: %d запросов за %d секунд с одного IP (IPv6 — по сети /%d) %s, "+
 					"считаются все методы, кроме OPTIONS; сверх лимита — 429 с Retry-After.\n",
-					b.cfg.RateLimit.Requests, b.cfg.RateLimit.WindowSeconds, b.cfg.RateLimit.IPv6Prefix) +
+					b.cfg.RateLimit.Requests, b.cfg.RateLimit.WindowSeconds, b.cfg.RateLimit.IPv6Prefix, limitedRoutesRu()) +
 				"* Данные — по лицензии Creative Commons «" + s.Content.Site.LicenseName + "» (CC BY 4.0): " +
 				"указывайте источник (поля attribution, attribution_html, suggested_citation).\n\n" +
 				s.Content.Site.Disclaimer,
@@ -76,7 +80,7 @@ func (s *Site) OpenAPI() (obj, error) {
 			"schemas":    b.schemas,
 			"headers":    b.headers,
 			"responses":  responses,
-			"parameters": b.parameters(),
+			"parameters": parameters,
 		},
 	}
 	return doc, nil
@@ -87,74 +91,127 @@ type openAPIBuilder struct {
 	cfg     manifest.EdgeConfig
 	schemas obj
 	headers obj
+	// routeSchemas names the schema of each route's 200 body.
+	routeSchemas map[string]string
+	// routeParams names the components/parameters of each route's parameters, in order.
+	routeParams map[string][]string
+	extras      map[string]obj
+}
+
+// errorResponse names the components/responses entry of an error key.
+func (b *openAPIBuilder) errorResponse(key string) string {
+	for _, e := range b.site.errorSpecs() {
+		if e.key == key {
+			return e.response
+		}
+	}
+	panic("generator bug: no error " + key)
 }
 
 // errorSchema names the schema of an error key's body: "InvalidDateError", …
-func errorSchema(key string) string {
-	return strings.TrimSuffix(errorResponses[key], "Error") + "Error"
+func (b *openAPIBuilder) errorSchema(key string) string {
+	return strings.TrimSuffix(b.errorResponse(key), "Error") + "Error"
 }
 
 func ref(kind, name string) obj { return obj{"$ref": "#/components/" + kind + "/" + name} }
 
 // fieldExtras adds constraints and descriptions to the schemas derived from Go types, by
-// "Type.json_name"; "*.json_name" applies to every type.
-func (b *openAPIBuilder) fieldExtras() map[string]obj {
-	uri := obj{"format": "uri"}
-	return map[string]obj{
-		"*.license":                    {"const": License},
-		"*.license_url":                {"const": LicenseURL},
-		"*.api_version":                {"const": manifest.APIVersion},
-		"*.attribution":                {"description": "Готовая подпись об источнике, текстом"},
-		"*.attribution_html":           {"description": "Та же подпись ссылкой, HTML (содержимое экранировано)"},
-		"*.suggested_citation":         {"description": "Как сослаться на запись"},
-		"*.source_url":                 obj{"format": "uri", "description": "Страница сайта с этими данными"},
-		"LifePathRecord.number":        {"enum": rules.LifePathNumbers},
-		"LifePathItem.number":          {"enum": rules.LifePathNumbers},
-		"LifePathItem.url":             obj{"format": "uri", "description": "Адрес полной записи в API"},
-		"MatrixRecord.details_url":     obj{"format": "uri", "description": "Страница с расшифровкой этой даты"},
-		"MatrixInput.day":              {"minimum": 1, "maximum": 31},
-		"MatrixInput.month":            {"minimum": 1, "maximum": 12},
-		"MatrixInput.year":             {"minimum": rules.FirstYear, "maximum": rules.LastYear},
-		"MatrixCell.arcana":            {"minimum": 1, "maximum": 22, "description": "Номер старшего аркана"},
-		"MatrixCell.emoji":             {"minLength": 1},
-		"ErrorBody.error":              {"enum": b.errorTexts()},
-		"ErrorBody.status":             {"enum": []int{400, 404, 405, 429, 500}},
-		"ErrorBody.message":            {"description": "Объяснение по-русски"},
-		"ErrorBody.valid_numbers":      {"description": "Только у 404 Number not found: допустимые числа"},
-		"APIIndex.site_url":            uri,
-		"APIIndex.openapi":             uri,
-		"APIIndex.docs":                uri,
-		"APIIndex.llms_txt":            uri,
-		"APIIndex.license_url":         {"const": LicenseURL},
-		"IndexRoute.example":           uri,
-		"IndexFile.url":                uri,
-		"LifePathRecord.famous_people": {"minItems": 1},
+// "Type.json_name"; "*.json_name" applies to every type. The routes' renderers add theirs.
+func (s *Site) fieldExtras() map[string]obj {
+	out := map[string]obj{
+		"*.license":               {"const": License},
+		"*.license_url":           {"const": LicenseURL},
+		"*.api_version":           {"const": manifest.APIVersion},
+		"*.attribution":           {"description": "Готовая подпись об источнике, текстом"},
+		"*.attribution_html":      {"description": "Та же подпись ссылкой, HTML (содержимое экранировано)"},
+		"*.suggested_citation":    {"description": "Как сослаться на запись"},
+		"*.source_url":            {"format": "uri", "description": "Страница сайта с этими данными"},
+		"DateInput.day":           {"minimum": 1, "maximum": 31},
+		"DateInput.month":         {"minimum": 1, "maximum": 12},
+		"DateInput.year":          {"minimum": rules.FirstYear, "maximum": rules.LastYear},
+		"ErrorBody.error":         {"enum": s.errorTexts()},
+		"ErrorBody.status":        {"enum": s.errorStatuses()},
+		"ErrorBody.message":       {"description": "Объяснение по-русски"},
+		"ErrorBody.valid_numbers": {"description": "Только у ошибок о несуществующем числе: допустимые числа"},
 	}
+	rs := renderers()
+	for _, r := range Routes() {
+		if f := rs[r.Name].fields; f != nil {
+			maps.Copy(out, f(s))
+		}
+	}
+	return out
 }
 
-func (b *openAPIBuilder) errorTexts() []string {
+func (s *Site) errorTexts() []string {
 	var out []string
-	for _, e := range b.site.errorSpecs() {
+	for _, e := range s.errorSpecs() {
 		out = append(out, e.body.Error)
 	}
 	return out
 }
 
-func (b *openAPIBuilder) buildSchemas() error {
-	extras := b.fieldExtras()
-	for _, v := range []any{LifePathRecord{}, LifePathItem{}, MatrixRecord{}, APIIndex{}, ErrorBody{}} {
-		schemaOf(reflect.TypeOf(v), b.schemas, extras)
+func (s *Site) errorStatuses() []int {
+	var out []int
+	for _, e := range s.errorSpecs() {
+		if !slices.Contains(out, e.body.Status) {
+			out = append(out, e.body.Status)
+		}
 	}
+	slices.Sort(out)
+	return out
+}
+
+// schemaOf returns the schema of v's type, adding the components it needs.
+func (b *openAPIBuilder) schemaOf(v any) obj { return schemaOf(reflect.TypeOf(v), b.schemas, b.extras) }
+
+// buildSchemas builds the schema of each route's 200 body, with a real body as its example
+// (decoded from its exact bytes), and one schema per error body.
+func (b *openAPIBuilder) buildSchemas() error {
+	b.schemaOf(ErrorBody{})
 	// The error schema's name in the document is Error.
 	b.schemas["Error"] = b.schemas["ErrorBody"]
 	delete(b.schemas, "ErrorBody")
-	n := len(b.site.Content.LifePaths)
-	b.schemas["LifePathList"] = obj{
-		"type": "array", "items": ref("schemas", "LifePathItem"), "minItems": n, "maxItems": n,
-		"description": "12 чисел в порядке 1…9, 11, 22, 33",
+	rs := renderers()
+	for _, r := range b.cfg.Routes {
+		rd := rs[r.Name]
+		var name string
+		if rd.schema != nil {
+			var sch obj
+			name, sch = rd.schema(b)
+			b.schemas[name] = sch
+		} else {
+			sch := b.schemaOf(rd.body)
+			ref, _ := sch["$ref"].(string)
+			name = strings.TrimPrefix(ref, "#/components/schemas/")
+			if ref == "" {
+				return fmt.Errorf("openapi: route %s: the body type %T is not a named struct", r.Name, rd.body)
+			}
+		}
+		b.routeSchemas[r.Name] = name
+		if rd.noExample {
+			continue
+		}
+		enc, err := rd.encoder(b.site)
+		if err != nil {
+			return fmt.Errorf("openapi: route %s: %w", r.Name, err)
+		}
+		vals, err := exampleValues(r)
+		if err != nil {
+			return fmt.Errorf("openapi: route %s: %w", r.Name, err)
+		}
+		body, err := enc(nil, vals)
+		if err != nil {
+			return fmt.Errorf("openapi: route %s example: %w", r.Name, err)
+		}
+		var ex any
+		if err := json.Unmarshal(body, &ex); err != nil {
+			return fmt.Errorf("openapi: route %s example: %w", r.Name, err)
+		}
+		b.schemas[name].(obj)["examples"] = []any{ex}
 	}
 	// One schema per error: its exact text and status, so an answer with another error's
-	// body does not validate; only Number not found carries valid_numbers.
+	// body does not validate; only the errors that list valid numbers carry valid_numbers.
 	for _, e := range b.site.errorSpecs() {
 		sch := obj{
 			"allOf":      []any{ref("schemas", "Error")},
@@ -166,25 +223,7 @@ func (b *openAPIBuilder) buildSchemas() error {
 		} else {
 			sch["not"] = obj{"required": []string{"valid_numbers"}}
 		}
-		b.schemas[errorSchema(e.key)] = sch
-	}
-	b.schemas["OpenAPIDocument"] = obj{
-		"type": "object", "required": []string{"openapi", "info", "paths"},
-		"properties":  obj{"openapi": obj{"const": OpenAPIVersion}},
-		"description": "Этот документ",
-	}
-	// Examples: real bodies, decoded from their exact bytes.
-	examples := map[string]any{
-		"LifePathRecord": b.site.LifePathRecord(&b.site.Content.LifePaths[6]),
-		"MatrixRecord":   b.site.MatrixRecord(15, 5, 1990),
-		"APIIndex":       b.site.APIIndex(),
-	}
-	for name, v := range examples {
-		ex, err := roundTrip(v)
-		if err != nil {
-			return fmt.Errorf("openapi example %s: %w", name, err)
-		}
-		b.schemas[name].(obj)["examples"] = []any{ex}
+		b.schemas[b.errorSchema(e.key)] = sch
 	}
 	return nil
 }
@@ -289,7 +328,7 @@ func (b *openAPIBuilder) buildHeaders() {
 		"Cache-Control":                 "Правила кеширования",
 		"Allow":                         "Поддерживаемые методы",
 	}
-	sets := []map[string]string{h.Common, h.Preflight}
+	sets := []map[string]string{h.Common, h.Preflight, h.NotModified}
 	for _, st := range slices.Sorted(maps.Keys(h.ByStatus)) {
 		sets = append(sets, h.ByStatus[st])
 	}
@@ -315,7 +354,11 @@ func (b *openAPIBuilder) buildHeaders() {
 func (b *openAPIBuilder) responseHeaders(status string) obj {
 	h := b.cfg.Headers
 	out := obj{}
-	for _, set := range []map[string]string{h.Common, h.ByStatus[status]} {
+	sets := []map[string]string{h.Common, h.ByStatus[status]}
+	if status == "304" {
+		sets = []map[string]string{h.NotModified}
+	}
+	for _, set := range sets {
 		for name, value := range set {
 			if name != "Content-Type" {
 				out[name] = ref("headers", headerComponent(name, value))
@@ -343,25 +386,17 @@ func (b *openAPIBuilder) jsonContent(schema obj, example any) obj {
 // example), the 304 and the preflight.
 func (b *openAPIBuilder) buildResponses() (obj, error) {
 	out := obj{}
-	errs := []struct{ key, description string }{
-		{manifest.ErrInvalidDate, fmt.Sprintf("Неверная или несуществующая дата, год вне %d–%d или неверный формат адреса", rules.FirstYear, rules.LastYear)},
-		{manifest.ErrNumberNotFound, "Такого числа жизненного пути нет"},
-		{manifest.ErrNotFound, "Такого адреса в API нет"},
-		{manifest.ErrMethodNotAllowed, "Любой метод, кроме GET, HEAD и OPTIONS"},
-		{manifest.ErrTooManyRequests, "Превышен лимит запросов к матрице"},
-		{manifest.ErrInternal, "Файл ответа недоступен"},
-	}
-	for _, e := range errs {
+	for _, e := range b.site.errorSpecs() {
 		r := b.cfg.Errors[e.key]
 		var example any
 		if err := json.Unmarshal([]byte(r.Body), &example); err != nil {
 			return nil, fmt.Errorf("openapi: error body %s: %w", e.key, err)
 		}
 		status := strconv.Itoa(r.Status)
-		out[errorResponses[e.key]] = obj{
+		out[e.response] = obj{
 			"description": e.description,
 			"headers":     b.responseHeaders(status),
-			"content":     b.jsonContent(ref("schemas", errorSchema(e.key)), example),
+			"content":     b.jsonContent(ref("schemas", b.errorSchema(e.key)), example),
 		}
 	}
 	out["NotModified"] = obj{
@@ -376,23 +411,96 @@ func (b *openAPIBuilder) buildResponses() (obj, error) {
 	return out, nil
 }
 
-func (b *openAPIBuilder) parameters() obj {
-	num := func(name, description string, example int) obj {
-		return obj{
-			"name": name, "in": "path", "required": true, "description": description,
-			"schema":  obj{"type": "string", "pattern": "^[0-9]{1,9}$"},
-			"example": strconv.Itoa(example),
-		}
-	}
-	return obj{
+// buildParameters describes the path parameters of every route from their types, as
+// components/parameters: one per name, or per route and name where two routes give one
+// name different types.
+func (b *openAPIBuilder) buildParameters() (obj, error) {
+	comps := obj{
 		catchAllParam: obj{
 			"name": "path", "in": "path", "required": true,
 			"description": "Любой сегмент, кроме маршрутов выше: ответ — 404 Not found",
 			"schema":      obj{"type": "string"}, "example": "nope",
 		},
-		"Number": num("number", "Число жизненного пути: 1–9, 11, 22 или 33 (1–9 цифр, ведущие нули допустимы). Другое число — 404 Number not found.", 7),
-		"Day":    num("day", "День месяца, 1–31 (1–9 цифр, ведущие нули допустимы)", 15),
-		"Month":  num("month", "Месяц, 1–12", 5),
-		"Year":   num("year", fmt.Sprintf("Год, %d–%d", rules.FirstYear, rules.LastYear), 1990),
 	}
+	for _, r := range b.cfg.Routes {
+		vals, err := exampleValues(r)
+		if err != nil {
+			return nil, fmt.Errorf("openapi: route %s: %w", r.Name, err)
+		}
+		names := r.ParamNames()
+		i := 0
+		for _, t := range r.Params {
+			for k := range t.Arity() {
+				p := obj{
+					"name": names[i], "in": "path", "required": true,
+					"description": b.paramDescription(r, t, k),
+					"schema":      obj{"type": "string", "pattern": "^[0-9]{1,9}$"},
+					"example":     strconv.Itoa(vals[i]),
+				}
+				key := capitalize(names[i])
+				if old, ok := comps[key]; ok && !reflect.DeepEqual(old, p) {
+					key = capitalize(camelCase(r.Name)) + key
+				}
+				comps[key] = p
+				b.routeParams[r.Name] = append(b.routeParams[r.Name], key)
+				i++
+			}
+		}
+	}
+	return comps, nil
+}
+
+// paramDescription describes the k-th parameter of a type in Russian.
+func (b *openAPIBuilder) paramDescription(r manifest.Route, t manifest.ParamType, k int) string {
+	const digits = " (1–9 цифр, ведущие нули допустимы)"
+	otherwise := ""
+	if r.Error != "" {
+		e := b.cfg.Errors[r.Error]
+		var body ErrorBody
+		_ = json.Unmarshal([]byte(e.Body), &body)
+		otherwise = fmt.Sprintf(" Иное — %d %s.", e.Status, body.Error)
+	}
+	switch t.Type {
+	case manifest.ParamNumber:
+		return "Одно из чисел " + numbersRu(t.Numbers) + digits + "." + otherwise
+	case manifest.ParamPair:
+		which := [2]string{"Первое", "Второе"}[k]
+		return which + " число пары: одно из " + numbersRu(t.Numbers) + digits + "; порядок чисел не важен." + otherwise
+	case manifest.ParamDate:
+		return [3]string{
+			"День месяца, 1–31" + digits + "; дата должна существовать." + otherwise,
+			"Месяц, 1–12",
+			fmt.Sprintf("Год, %d–%d", t.FirstYear, t.LastYear),
+		}[k]
+	}
+	return ""
+}
+
+// numbersRu lists numbers with runs shortened: "1–9, 11, 22, 33".
+func numbersRu(ns []int) string {
+	var parts []string
+	for i := 0; i < len(ns); {
+		j := i
+		for j+1 < len(ns) && ns[j+1] == ns[j]+1 {
+			j++
+		}
+		switch {
+		case j-i >= 2:
+			parts = append(parts, fmt.Sprintf("%d–%d", ns[i], ns[j]))
+		case j > i:
+			parts = append(parts, strconv.Itoa(ns[i]), strconv.Itoa(ns[j]))
+		default:
+			parts = append(parts, strconv.Itoa(ns[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}
+
+// capitalize upper-cases the first letter of an ASCII name.
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

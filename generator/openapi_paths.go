@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	json "github.com/goccy/go-json"
+
 	"github.com/opennumerology/numerology/generator/manifest"
 )
 
@@ -15,25 +17,6 @@ import (
 // other one-segment path, and 405 for every other method OpenAPI can name. A validating
 // proxy built from the document therefore forwards every request the edges answer, and
 // checks the answer.
-
-// routeSchemas names the schema of each route's 200 body: the renderer's half of a route.
-var routeSchemas = map[string]string{
-	manifest.RouteIndex:        "APIIndex",
-	manifest.RouteOpenAPI:      "OpenAPIDocument",
-	manifest.RouteLifePathList: "LifePathList",
-	manifest.RouteLifePath:     "LifePathRecord",
-	manifest.RouteMatrix:       "MatrixRecord",
-}
-
-// errorResponses names the components/responses entry of each error key.
-var errorResponses = map[string]string{
-	manifest.ErrInvalidDate:      "InvalidDate",
-	manifest.ErrNumberNotFound:   "NumberNotFound",
-	manifest.ErrNotFound:         "NotFound",
-	manifest.ErrMethodNotAllowed: "MethodNotAllowed",
-	manifest.ErrTooManyRequests:  "TooManyRequests",
-	manifest.ErrInternal:         "InternalError",
-}
 
 // otherMethods are the operations of an OpenAPI 3.1 path item besides GET, HEAD and OPTIONS:
 // the edges answer each with 405.
@@ -50,34 +33,33 @@ func (b *openAPIBuilder) paths() (obj, error) {
 	for _, r := range b.cfg.Routes {
 		patterns[r.Pattern] = true
 	}
-	for _, r := range b.cfg.Routes {
-		var params []string
-		for _, name := range r.Params() {
-			params = append(params, strings.ToUpper(name[:1])+name[1:])
-		}
-		if routeSchemas[r.Name] == "" {
-			return nil, fmt.Errorf("openapi: route %s has no schema in routeSchemas", r.Name)
+	cfg := &b.cfg
+	for _, r := range cfg.Routes {
+		if b.routeSchemas[r.Name] == "" {
+			return nil, fmt.Errorf("openapi: route %s has no schema", r.Name)
 		}
 		get := obj{
 			"200": obj{
 				"description": "Успешный ответ",
 				"headers":     b.responseHeaders("200"),
-				"content":     b.jsonContent(ref("schemas", routeSchemas[r.Name]), nil),
+				"content":     b.jsonContent(ref("schemas", b.routeSchemas[r.Name]), nil),
 			},
 			"304": ref("responses", "NotModified"),
-			"500": ref("responses", errorResponses[manifest.ErrInternal]),
+			"500": ref("responses", b.errorResponse(cfg.EdgeErrors.Internal)),
 		}
 		if r.Error != "" {
-			get[b.status(r.Error)] = ref("responses", errorResponses[r.Error])
+			get[b.status(r.Error)] = ref("responses", b.errorResponse(r.Error))
 		}
-		b.addPath(out, r.Pattern, camelCase(r.Name), r.Summary, params, get, r.RateLimited)
-		// The scope itself, when no route has it as its pattern, answers the route's error.
-		if scope := r.Scope(); r.Error != "" && !patterns[scope] {
-			get := obj{b.status(r.Error): ref("responses", errorResponses[r.Error])}
+		b.addPath(out, r.Pattern, camelCase(r.Name), r.Summary, b.routeParams[r.Name], get, r.RateLimited)
+		// The scope itself, when no route has it as its pattern, answers its owner's error.
+		scope := r.Scope()
+		if owner := cfg.Routes[cfg.Owner(scope)]; owner.Name == r.Name && r.Error != "" && !patterns[scope] {
+			get := obj{b.status(r.Error): ref("responses", b.errorResponse(r.Error))}
 			b.addPath(out, scope, camelCase(r.Name)+"Scope", r.Summary+": адрес без параметров", nil, get, r.RateLimited)
 		}
 	}
-	notFound := obj{b.status(manifest.ErrNotFound): ref("responses", errorResponses[manifest.ErrNotFound])}
+	nf := cfg.EdgeErrors.NotFound
+	notFound := obj{b.status(nf): ref("responses", b.errorResponse(nf))}
 	b.addPath(out, manifest.APIPrefix+"/{path}", "notFound", "Любой другой адрес", []string{catchAllParam}, notFound, false)
 	return out, nil
 }
@@ -96,11 +78,12 @@ func (b *openAPIBuilder) addPath(out obj, path, id, summary string, params []str
 // every operation but OPTIONS (the limit counts before the method is checked).
 func (b *openAPIBuilder) pathItem(id, summary string, params []string, get obj, limited bool) obj {
 	get = maps.Clone(get)
-	other := obj{b.status(manifest.ErrMethodNotAllowed): ref("responses", errorResponses[manifest.ErrMethodNotAllowed])}
+	ee := b.cfg.EdgeErrors
+	other := obj{b.status(ee.MethodNotAllowed): ref("responses", b.errorResponse(ee.MethodNotAllowed))}
 	if limited {
-		tooMany := ref("responses", errorResponses[manifest.ErrTooManyRequests])
-		get[b.status(manifest.ErrTooManyRequests)] = tooMany
-		other[b.status(manifest.ErrTooManyRequests)] = tooMany
+		tooMany := ref("responses", b.errorResponse(ee.TooManyRequests))
+		get[b.status(ee.TooManyRequests)] = tooMany
+		other[b.status(ee.TooManyRequests)] = tooMany
 	}
 	head := obj{}
 	for status, r := range get {
@@ -129,19 +112,30 @@ func (b *openAPIBuilder) pathItem(id, summary string, params []string, get obj, 
 	return item
 }
 
-// scopeErrors describes, for the document's description, the scopes that answer their
-// route's error rather than 404 ("адреса под … — 400 Invalid date.").
+// scopeErrors describes, for the document's description, the paths that answer their
+// owner's error rather than 404 ("адреса под …, не подходящие под маршрут, — 400 Invalid
+// date."): under a scope shared by several routes, a path belongs to the one whose number
+// of segments is closest to its own.
 func (b *openAPIBuilder) scopeErrors() string {
 	var parts []string
+	shared := map[string]int{}
+	for _, r := range b.cfg.Routes {
+		if r.Error != "" {
+			shared[r.Scope()]++
+		}
+	}
 	for _, r := range b.cfg.Routes {
 		if r.Error == "" {
 			continue
 		}
-		for _, e := range b.site.errorSpecs() {
-			if e.key == r.Error {
-				parts = append(parts, "адреса под "+r.Scope()+", не подходящие под маршрут, — "+strconv.Itoa(e.body.Status)+" "+e.body.Error)
-			}
+		e := b.cfg.Errors[r.Error]
+		var body ErrorBody
+		_ = json.Unmarshal([]byte(e.Body), &body)
+		what := "адреса под " + r.Scope()
+		if shared[r.Scope()] > 1 {
+			what = "адреса вида " + r.Pattern
 		}
+		parts = append(parts, what+", не подходящие под маршрут, — "+strconv.Itoa(e.Status)+" "+body.Error)
 	}
 	return strings.Join(parts, "; ") + ".\n"
 }

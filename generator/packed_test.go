@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,8 +24,8 @@ func TestPackedMonths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Edge.MatrixMonths != manifest.MatrixMonthsPattern {
-		t.Errorf("edge matrix_months = %q, want %q", m.Edge.MatrixMonths, manifest.MatrixMonthsPattern)
+	if r := route(manifest.RouteMatrix); r.Packed == nil || r.Packed.File != manifest.MatrixMonthsPattern || r.Packed.Line != "day" {
+		t.Errorf("the matrix route's packed files = %+v, want %s by day", r.Packed, manifest.MatrixMonthsPattern)
 	}
 	idx := m.Index()
 	packed := 0
@@ -59,13 +61,13 @@ func TestPackedMonths(t *testing.T) {
 		t.Errorf("%d packed files, want 24", packed)
 	}
 	ignore, err := os.ReadFile(filepath.Join(out, manifest.AssetsIgnoreFile))
-	if err != nil || !bytes.Equal(ignore, AssetsIgnore()) || idx[manifest.AssetsIgnoreFile] == nil {
+	if err != nil || !bytes.Equal(ignore, AssetsIgnore(Routes())) || idx[manifest.AssetsIgnoreFile] == nil {
 		t.Errorf("%s = %q (%v), listed %v; want AssetsIgnore()", manifest.AssetsIgnoreFile, ignore, err, idx[manifest.AssetsIgnoreFile] != nil)
 	}
 }
 
 // TestVerifyNamesThePackedDate: a packed record with one changed byte is reported naming
-// the file and the date, whether or not the manifest was rewritten to match.
+// the file, the date and the field, whether or not the manifest was rewritten to match.
 func TestVerifyNamesThePackedDate(t *testing.T) {
 	const d, mo, y = 15, 5, 2000
 	rel := manifest.MatrixMonthFile(y, mo)
@@ -77,10 +79,10 @@ func TestVerifyNamesThePackedDate(t *testing.T) {
 	}{
 		{"one byte, manifest as generated", false, "byte", []VerifyProblem{
 			{Kind: ProblemCorrupt, Path: rel},
-			{Kind: ProblemInvalid, Path: rel, Detail: "line 15, 15.05.2000: the record differs from api/public/matrix/15/5/2000.json"},
+			{Kind: ProblemInvalid, Path: rel, Detail: "line 15, 15.05.2000: field matrix.personal.arcana is 14, the rules and the content give 15"},
 		}},
 		{"one byte, manifest re-signed", true, "byte", []VerifyProblem{
-			{Kind: ProblemInvalid, Path: rel, Detail: "line 15, 15.05.2000: the record differs from api/public/matrix/15/5/2000.json"},
+			{Kind: ProblemInvalid, Path: rel, Detail: "line 15, 15.05.2000: field matrix.personal.arcana is 14, the rules and the content give 15"},
 		}},
 		{"the last day left out, manifest re-signed", true, "drop-last", []VerifyProblem{
 			{Kind: ProblemInvalid, Path: rel, Detail: "holds 30 records, 5.2000 has 31 days"},
@@ -97,8 +99,8 @@ func TestVerifyNamesThePackedDate(t *testing.T) {
 			lines := bytes.SplitAfter(b, []byte("\n"))
 			switch tt.damage {
 			case "byte":
-				i := bytes.Index(lines[d-1], []byte(`"arcana":`)) + len(`"arcana":`)
-				lines[d-1][i] ^= 1 // a digit of the first arcana: still JSON, another number
+				i := bytes.Index(lines[d-1], []byte(`"arcana":`)) + len(`"arcana":`) + 1
+				lines[d-1][i] ^= 1 // the personal arcana's second digit, 15 → 14: still JSON, another number
 			case "drop-last":
 				lines = lines[:len(lines)-2] // SplitAfter leaves an empty last element
 			}
@@ -151,22 +153,51 @@ func resign(t *testing.T, out, rel string, b []byte) {
 	}
 }
 
-// TestAssetsIgnoreKeepsWhatTheWorkerReads: the ignore list names the per-date matrix
-// directory and nothing the worker reads.
+// TestAssetsIgnoreKeepsWhatTheWorkerReads: the ignore list names the per-date files of
+// every packed route and the error bodies, and nothing the worker reads.
 func TestAssetsIgnoreKeepsWhatTheWorkerReads(t *testing.T) {
-	s := string(AssetsIgnore())
-	for _, want := range []string{"\n/api/public/matrix/\n"} {
-		if !strings.Contains(s, want) {
-			t.Errorf("AssetsIgnore lacks %q", want)
+	var rules []string
+	for _, line := range strings.Split(string(AssetsIgnore(Routes())), "\n") {
+		if line != "" && !strings.HasPrefix(line, "#") {
+			rules = append(rules, line)
 		}
 	}
-	for _, line := range strings.Split(s, "\n") {
-		if line == "" || strings.HasPrefix(line, "#") {
+	var want, perDate, read []string
+	for _, r := range Routes() {
+		vals, err := exampleValues(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Packed == nil {
+			read = append(read, r.FilePath(vals))
 			continue
 		}
-		for _, read := range []string{manifest.EdgeFile, manifest.MatrixMonthFile(2000, 1), manifest.ListFile, manifest.LifePathFile(7), manifest.IndexFile, manifest.OpenAPIFile} {
-			if strings.HasPrefix("/"+read, line) {
-				t.Errorf("pattern %q would leave out %s, which the worker reads", line, read)
+		want = append(want, "/"+strings.NewReplacer("{day}", "*", "{month}", "*", "{year}", "*").Replace(r.File))
+		perDate = append(perDate, r.FilePath(vals))
+		p, _ := r.PackedPath(vals)
+		read = append(read, p)
+	}
+	want = append(want, "/"+manifest.ErrorsDir+"/")
+	if !slices.Equal(rules, want) {
+		t.Errorf("AssetsIgnore patterns = %q, want %q", rules, want)
+	}
+	ignored := func(pattern, file string) bool {
+		re := regexp.MustCompile("^" + strings.ReplaceAll(regexp.QuoteMeta(strings.TrimPrefix(pattern, "/")), `\*`, "[^/]*"))
+		if strings.HasSuffix(pattern, "/") {
+			return re.MatchString(file)
+		}
+		return re.FindString(file) == file
+	}
+	for _, f := range perDate {
+		if !slices.ContainsFunc(rules, func(p string) bool { return ignored(p, f) }) {
+			t.Errorf("no pattern leaves out the per-date file %s", f)
+		}
+	}
+	read = append(read, manifest.EdgeFile)
+	for _, line := range rules {
+		for _, f := range read {
+			if ignored(line, f) {
+				t.Errorf("pattern %q would leave out %s, which the worker reads", line, f)
 			}
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"github.com/opennumerology/numerology/generator/cards"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/rules"
 	"github.com/opennumerology/numerology/templates"
@@ -32,10 +33,24 @@ const (
 	AssetsDir        = "assets"
 )
 
+// CompatibilityPage is the page of all pairs of life path numbers.
+const CompatibilityPage = "compatibility.html"
+
+// CompatibilityPairPage is the tree path of the page of a pair, a <= b.
+func CompatibilityPairPage(a, b int) string {
+	return "compatibility/" + strconv.Itoa(a) + "/" + strconv.Itoa(b) + ".html"
+}
+
+// ArcanaListPage is the page of the 22 arcana.
+const ArcanaListPage = "arcana.html"
+
+// ArcanaPage is the tree path of the page of an arcanum.
+func ArcanaPage(n int) string { return "arcana/" + strconv.Itoa(n) + ".html" }
+
 // LifePathPage is the tree path of the page of a life path number.
 func LifePathPage(n int) string { return "life-path/" + strconv.Itoa(n) + ".html" }
 
-// writePages writes the human pages, their assets, llms.txt and the OpenAPI document.
+// writePages writes the human pages, their assets, llms.txt, the sitemap and robots.txt.
 func writePages(ctx context.Context, s *Site, emit func(path string, body []byte) error) error {
 	p, err := newPageRenderer(s)
 	if err != nil {
@@ -53,15 +68,7 @@ func writePages(ctx context.Context, s *Site, emit func(path string, body []byte
 			return err
 		}
 	}
-	doc, err := s.OpenAPI()
-	if err != nil {
-		return err
-	}
-	b, err := Encode(doc)
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", manifest.OpenAPIFile, err)
-	}
-	return emit(manifest.OpenAPIFile, b)
+	return nil
 }
 
 type pageFile struct {
@@ -86,8 +93,11 @@ type pageData struct {
 	FirstYear   int
 	LastYear    int
 	RateLimit   manifest.RateLimit
-	Routes      []routeDoc
-	Downloads   []Download
+	// LimitedRoutes are the patterns of the rate-limited routes, which share the limit.
+	LimitedRoutes []string
+	Routes        []routeDoc
+	Downloads     []Download
+	Card          shareCard // the page's share image, for og:image and twitter:image
 
 	// home
 	Errors          []errorDoc
@@ -100,6 +110,14 @@ type pageData struct {
 	People     []personDoc
 	APIPath    string
 	Prev, Next *LifePathItem
+	// arcana pages
+	ArcanaList               ArcanaList
+	ArcanaRecord             *ArcanaRecord
+	PrevArcanum, NextArcanum *ArcanaItem
+	// compatibility pages
+	CompatGroups  []compatGroup
+	Compat        *CompatibilityRecord
+	CompatNumbers []LifePathItem // the pair's two numbers (one when they are the same)
 	// matrix pages
 	Positions   []positionDoc
 	Arcana      []arcanumDoc
@@ -147,13 +165,14 @@ func newPageRenderer(s *Site) (*pageRenderer, error) {
 		s:   s,
 		tfs: templates.FS(),
 		base: pageData{
-			Site:       s,
-			LicenseURL: LicenseURL,
-			FirstYear:  rules.FirstYear,
-			LastYear:   rules.LastYear,
-			RateLimit:  cfg.RateLimit,
-			Routes:     routeDocs(),
-			Downloads:  Downloads(),
+			Site:          s,
+			LicenseURL:    LicenseURL,
+			FirstYear:     rules.FirstYear,
+			LastYear:      rules.LastYear,
+			RateLimit:     cfg.RateLimit,
+			LimitedRoutes: limitedRoutes(),
+			Routes:        routeDocs(),
+			Downloads:     Downloads(),
 		},
 	}, nil
 }
@@ -175,31 +194,61 @@ type page struct {
 	// indexed pages are listed in sitemap.xml.
 	indexed bool
 	fill    func(d *pageData) error
+
+	// card is what the page's share card shows: its headline and, optionally, a mark;
+	// a page without one shares the home page's (generator/cards.go).
+	card cards.Card
 }
 
-// pages lists the site's HTML pages in the order they are written.
+// pages lists the site's HTML pages in the order they are written: those of each route
+// (its renderer's), in route order, then the 404 page.
 func (p *pageRenderer) pages() []page {
-	s := p.s
-	site := s.Content.Site.Title
-	list := s.LifePathList()
-	out := []page{
-		{file: HomePage, template: "home.html", path: "/", indexed: true,
-			title: site + " — API чисел пути и матрицы судьбы",
-			description: fmt.Sprintf("Бесплатный API на русском языке: числа жизненного пути и матрица судьбы для каждой даты рождения с %d по %d год. JSON, CORS, лицензия CC BY 4.0.",
-				rules.FirstYear, rules.LastYear),
-			fill: func(d *pageData) error {
-				d.Errors = p.errorDocs()
-				d.Rule = p.ruleLines()
-				d.MatrixCount = GroupThousands(rules.DatesInYears(allYears()))
-				d.AttributionLink = htmltemplate.HTML(s.AttributionHTML) // built and escaped by NewSite
-				d.LifePaths = list
-				return nil
-			}},
-		{file: LifePathListPage, template: "life-path-list.html", path: "/life-path", indexed: true,
-			title:       "Числа жизненного пути — " + site,
-			description: "Двенадцать чисел жизненного пути: от 1 до 9 и мастер-числа 11, 22 и 33.",
-			fill:        func(d *pageData) error { d.LifePaths = list; return nil }},
+	rs := renderers()
+	var out []page
+	for _, r := range Routes() {
+		if f := rs[r.Name].pages; f != nil {
+			out = append(out, f(p)...)
+		}
 	}
+	return append(out, page{file: manifest.NotFoundPage, template: "404.html", path: "/404",
+		title:       "Страница не найдена — " + p.s.Content.Site.Title,
+		description: "Такой страницы нет."})
+}
+
+// homePage is the index route's page: what the API is, its routes, errors, limits, the
+// attribution rules and the dataset.
+func (p *pageRenderer) homePage() page {
+	s := p.s
+	description := fmt.Sprintf("Бесплатный API на русском языке: числа жизненного пути и матрица судьбы для каждой даты рождения с %d по %d год. JSON, CORS, лицензия CC BY 4.0.",
+		rules.FirstYear, rules.LastYear)
+	return page{file: HomePage, template: "home.html", path: "/", indexed: true,
+		card:        cards.Card{Title: "Числа жизненного пути и матрица судьбы"},
+		title:       s.Content.Site.Title + " — API чисел пути и матрицы судьбы",
+		description: description,
+		fill: func(d *pageData) error {
+			d.Errors = p.errorDocs()
+			d.Rule = p.ruleLines()
+			d.MatrixCount = GroupThousands(rules.DatesInYears(allYears()))
+			d.AttributionLink = htmltemplate.HTML(s.AttributionHTML) // built and escaped by NewSite
+			d.LifePaths = s.LifePathList()
+			return nil
+		}}
+}
+
+// lifePathListPage is the page of the 12 numbers.
+func (p *pageRenderer) lifePathListPage() page {
+	return page{file: LifePathListPage, template: "life-path-list.html", path: "/life-path", indexed: true,
+		card:        cards.Card{Title: "Числа жизненного пути"},
+		title:       "Числа жизненного пути — " + p.s.Content.Site.Title,
+		description: "Двенадцать чисел жизненного пути: от 1 до 9 и мастер-числа 11, 22 и 33.",
+		fill:        func(d *pageData) error { d.LifePaths = p.s.LifePathList(); return nil }}
+}
+
+// lifePathPages are the pages of the numbers, one each.
+func (p *pageRenderer) lifePathPages() []page {
+	s := p.s
+	list := s.LifePathList()
+	var out []page
 	for i := range s.Content.LifePaths {
 		lp := &s.Content.LifePaths[i]
 		out = append(out, page{file: LifePathPage(lp.Number), template: "life-path.html",
@@ -207,11 +256,19 @@ func (p *pageRenderer) pages() []page {
 			// Without the site's name, which og:site_name carries: with it, the longest
 			// title would pass the 70 characters a search result shows.
 			title:       fmt.Sprintf("Число жизненного пути %d — «%s»", lp.Number, lp.Archetype),
+			card:        cards.Card{Title: fmt.Sprintf("Число жизненного пути %d — %s", lp.Number, lp.Archetype), Mark: strconv.Itoa(lp.Number)},
 			description: lp.ShortDescription,
 			fill:        func(d *pageData) error { p.fillLifePath(d, list, i); return nil }})
 	}
-	return append(out,
-		page{file: MatrixPage, template: "matrix.html", path: "/matrix", indexed: true,
+	return out
+}
+
+// matrixPages are the matrix page (positions and arcana) and the details page of a date.
+func (p *pageRenderer) matrixPages() []page {
+	site := p.s.Content.Site.Title
+	return []page{
+		{file: MatrixPage, template: "matrix.html", path: "/matrix", indexed: true,
+			card:        cards.Card{Title: "Матрица судьбы"},
 			title:       "Матрица судьбы — " + site,
 			description: "Матрица судьбы по дате рождения: 12 позиций и 22 старших аркана.",
 			fill: func(d *pageData) error {
@@ -221,17 +278,119 @@ func (p *pageRenderer) pages() []page {
 			}},
 		// The details page shows any date through its query string and draws it in the browser:
 		// one URL per date would be 73,414 thin pages, so the sitemap leaves it out.
-		page{file: DetailsPage, template: "details.html", path: "/matrix/details",
+		{file: DetailsPage, template: "details.html", path: "/matrix/details",
+			card:        cards.Card{Title: "Расшифровка матрицы судьбы"},
 			title:       "Расшифровка матрицы судьбы — " + site,
 			description: "Матрица судьбы для выбранной даты рождения: 12 позиций с арканами и их значениями.",
 			fill: func(d *pageData) (err error) {
 				d.DetailsJSON, err = p.detailsJSON()
 				return err
 			}},
-		page{file: manifest.NotFoundPage, template: "404.html", path: "/404",
-			title:       "Страница не найдена — " + site,
-			description: "Такой страницы нет."},
-	)
+	}
+}
+
+// arcanaListPage is the page of the 22 arcana.
+func (p *pageRenderer) arcanaListPage() page {
+	return page{file: ArcanaListPage, template: "arcana-list.html", path: "/arcana", indexed: true,
+		card:        cards.Card{Title: "Старшие арканы матрицы судьбы"},
+		title:       "Старшие арканы — " + p.s.Content.Site.Title,
+		description: "Двадцать два старших аркана матрицы судьбы: номер, название, ключевое слово и значение.",
+		fill: func(d *pageData) error {
+			d.ArcanaList = p.s.ArcanaList()
+			d.APIPath = RoutePath(manifest.RouteArcanaList)
+			return nil
+		}}
+}
+
+// arcanaPages are the pages of the arcana, one each.
+func (p *pageRenderer) arcanaPages() []page {
+	s := p.s
+	list := s.ArcanaList().Arcana
+	var out []page
+	for i := range s.Content.Arcana {
+		a := &s.Content.Arcana[i]
+		out = append(out, page{file: ArcanaPage(a.Number), template: "arcana.html",
+			path: "/arcana/" + strconv.Itoa(a.Number), indexed: true,
+			card:        cards.Card{Title: fmt.Sprintf("Старший аркан %d — %s", a.Number, a.Name), Mark: strconv.Itoa(a.Number)},
+			title:       fmt.Sprintf("Старший аркан %d — %s — %s", a.Number, a.Name, s.Content.Site.Title),
+			description: fmt.Sprintf("Аркан %d, %s: %s. Его значение в матрице судьбы.", a.Number, a.Name, a.Keyword),
+			fill: func(d *pageData) error {
+				rec := s.ArcanaRecord(a)
+				d.ArcanaRecord = &rec
+				d.APIPath = RoutePath(manifest.RouteArcana, a.Number)
+				if i > 0 {
+					d.PrevArcanum = &list[i-1]
+				}
+				if i+1 < len(list) {
+					d.NextArcanum = &list[i+1]
+				}
+				return nil
+			}})
+	}
+	return out
+}
+
+// compatGroup is one number's line of the compatibility page: its pairs with every number.
+type compatGroup struct {
+	Number LifePathItem
+	Pairs  []compatLink
+}
+
+// compatLink is one pair as the compatibility page links it.
+type compatLink struct {
+	Partner LifePathItem
+	Path    string // the pair's page
+	Level   string
+}
+
+// compatibilityPages are the page of all pairs and the page of each pair.
+func (p *pageRenderer) compatibilityPages() []page {
+	s := p.s
+	site := s.Content.Site.Title
+	list := s.LifePathList()
+	out := []page{{file: CompatibilityPage, template: "compatibility-list.html", path: "/compatibility", indexed: true,
+		card:        cards.Card{Title: "Совместимость чисел жизненного пути"},
+		title:       "Совместимость чисел жизненного пути — " + site,
+		description: "Совместимость двенадцати чисел жизненного пути: 78 пар, у каждой уровень словом, суть, сильные стороны, трудности и совет.",
+		fill: func(d *pageData) error {
+			for _, a := range list {
+				g := compatGroup{Number: a}
+				for _, b := range list {
+					r, ok := s.CompatibilityRecord(a.Number, b.Number)
+					if !ok {
+						return fmt.Errorf("no compatibility text for %d and %d", a.Number, b.Number)
+					}
+					g.Pairs = append(g.Pairs, compatLink{b, strings.TrimPrefix(r.SourceURL, s.SiteURL), r.Level})
+				}
+				d.CompatGroups = append(d.CompatGroups, g)
+			}
+			d.APIPath = RoutePath(manifest.RouteCompatibility, 3, 11)
+			return nil
+		}}}
+	for _, pr := range s.Content.Compatibility.Pairs {
+		a, b := pr.A, pr.B
+		out = append(out, page{file: CompatibilityPairPage(a, b), template: "compatibility.html",
+			path: fmt.Sprintf("/compatibility/%d/%d", a, b), indexed: true,
+			card:        cards.Card{Title: fmt.Sprintf("Совместимость чисел жизненного пути %d и %d", a, b)},
+			// Without the site's name, as on the life path pages: it would pass 70 characters.
+			title:       fmt.Sprintf("Совместимость чисел жизненного пути %d и %d", a, b),
+			description: pr.Summary,
+			fill: func(d *pageData) error {
+				r, ok := s.CompatibilityRecord(a, b)
+				if !ok {
+					return fmt.Errorf("no compatibility text for %d and %d", a, b)
+				}
+				d.Compat = &r
+				d.APIPath = RoutePath(manifest.RouteCompatibility, a, b)
+				for _, it := range list {
+					if it.Number == a || it.Number == b {
+						d.CompatNumbers = append(d.CompatNumbers, it)
+					}
+				}
+				return nil
+			}})
+	}
+	return out
 }
 
 // fillLifePath fills the fields of the page of the i-th life path number.
@@ -263,9 +422,14 @@ func (p *pageRenderer) render() ([]pageFile, error) {
 		return nil
 	}
 	pages := p.pages()
+	cardOf, cardFiles, err := p.shareCards(pages)
+	if err != nil {
+		return nil, err
+	}
 	for _, pg := range pages {
 		d := p.base
 		d.Title, d.Description, d.Path = pg.title, pg.description, pg.path
+		d.Card = cardOf(pg)
 		if pg.fill != nil {
 			if err := pg.fill(&d); err != nil {
 				return nil, err
@@ -297,7 +461,7 @@ func (p *pageRenderer) render() ([]pageFile, error) {
 			return nil, err
 		}
 	}
-	return out, nil
+	return append(out, cardFiles...), nil
 }
 
 // sitemap lists the indexed pages with absolute URLs (sitemaps.org protocol 0.9). The API
@@ -377,18 +541,9 @@ func (p *pageRenderer) text(name string, data pageData) ([]byte, error) {
 }
 
 func (p *pageRenderer) errorDocs() []errorDoc {
-	when := map[string]string{
-		manifest.ErrInvalidDate: fmt.Sprintf("такой даты нет в календаре, год вне диапазона %d–%d или адрес матрицы в неверном формате",
-			rules.FirstYear, rules.LastYear),
-		manifest.ErrNumberNotFound:   "такого числа жизненного пути нет; в ответе есть список valid_numbers",
-		manifest.ErrNotFound:         "такого адреса в API нет: путь начинается с /api/public, но не ведёт ни к одному маршруту",
-		manifest.ErrMethodNotAllowed: "любой метод, кроме GET, HEAD и OPTIONS",
-		manifest.ErrTooManyRequests:  "превышен лимит запросов к матрице; подождите Retry-After секунд",
-		manifest.ErrInternal:         "файл ответа недоступен на сервере: повторите запрос позже, а если ошибка не проходит, напишите нам",
-	}
 	var out []errorDoc
 	for _, e := range p.s.errorSpecs() {
-		out = append(out, errorDoc{e.body.Status, e.body.Error, when[e.key]})
+		out = append(out, errorDoc{e.body.Status, e.body.Error, e.when})
 	}
 	return out
 }

@@ -312,9 +312,10 @@ func TestOpenAPIDocument(t *testing.T) {
 		t.Error("two builds of the OpenAPI document differ")
 	}
 	paths := doc["paths"].(obj)
-	// Every route, the matrix scope (400) and the catch-all (404), each with its
+	// Every route, the scopes that answer an error without a route of their own (the
+	// matrix's 400, the compatibility's 404) and the catch-all (404), each with its
 	// trailing-slash twin; every method OpenAPI names.
-	want := []string{manifest.APIPrefix + "/matrix", manifest.APIPrefix + "/{path}"}
+	want := []string{manifest.APIPrefix + "/matrix", manifest.APIPrefix + "/compatibility", manifest.APIPrefix + "/{path}"}
 	for _, r := range Routes() {
 		want = append(want, r.Pattern)
 	}

@@ -1,7 +1,9 @@
 package generator
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -10,13 +12,17 @@ import (
 )
 
 // Routes returns the route table of docs/design.md §3: the one place that names the API's
-// routes, their path shapes, files, validators, errors, rate limit and descriptions. The
-// generator emits it in edge.json and the manifest, and both edges match paths from that
-// alone; the index, the OpenAPI document and the pages render their route lists from it.
-// Adding a route is a row here plus its renderer (the file it answers with).
+// routes, their path shapes, the types of their parameters, where their bodies live, their
+// errors, rate limit and descriptions. The generator emits it in edge.json and the
+// manifest, and both edges route from that alone. Each row has one renderer (renderers):
+// what its files hold and how the tree, the documents, the pages and the dataset show it.
+// Adding a route is a row here, its renderer, and its content (docs/design.md, "How to add
+// a route").
 func Routes() []manifest.Route {
 	p := manifest.APIPrefix
 	years := fmt.Sprintf("%d–%d", rules.FirstYear, rules.LastYear)
+	lifePathNumber := []manifest.ParamType{{Type: manifest.ParamNumber, Numbers: rules.LifePathNumbers}}
+	date := []manifest.ParamType{{Type: manifest.ParamDate, FirstYear: rules.FirstYear, LastYear: rules.LastYear}}
 	return []manifest.Route{{
 		Name: manifest.RouteIndex, Pattern: p, File: manifest.IndexFile,
 		Summary:     "Оглавление API",
@@ -37,35 +43,162 @@ func Routes() []manifest.Route {
 		Example:     p + "/life-path",
 	}, {
 		Name: manifest.RouteLifePath, Pattern: p + "/life-path/{number}", File: "api/public/life-path/{number}.json",
-		Check: manifest.CheckLifePathNumber, Error: manifest.ErrNumberNotFound,
+		Params: lifePathNumber, Error: manifest.ErrNumberNotFound,
 		Summary:     "Одно число жизненного пути целиком",
 		Description: "Одно число жизненного пути целиком: 1–9, 11, 22, 33",
 		English:     "one life path number in full (1–9, 11, 22, 33)",
 		Example:     p + "/life-path/7",
 	}, {
+		Name: manifest.RouteLifePathDate, Pattern: p + "/life-path/{day}/{month}/{year}", File: "api/public/life-path/{day}/{month}/{year}.json",
+		Params: date, Packed: &manifest.Packed{File: "api/public/life-path-months/{year}/{month}.jsonl", Line: "day"},
+		Error: manifest.ErrInvalidDate, RateLimited: true,
+		Summary:     "Число жизненного пути для даты рождения",
+		Description: fmt.Sprintf("Число жизненного пути для даты рождения с %d по %d год и его краткое описание", rules.FirstYear, rules.LastYear),
+		English:     "the life path number of a birth date, " + years + ", with the number's brief description",
+		Example:     p + "/life-path/15/5/1990",
+	}, {
 		Name: manifest.RouteMatrix, Pattern: p + "/matrix/{day}/{month}/{year}", File: "api/public/matrix/{day}/{month}/{year}.json",
-		Check: manifest.CheckDate, Error: manifest.ErrInvalidDate, RateLimited: true,
+		Params: date, Packed: &manifest.Packed{File: manifest.MatrixMonthsPattern, Line: "day"},
+		Error: manifest.ErrInvalidDate, RateLimited: true,
 		Summary:     "Матрица судьбы для даты рождения",
 		Description: fmt.Sprintf("Матрица судьбы для даты рождения с %d по %d год", rules.FirstYear, rules.LastYear),
 		English:     "the destiny matrix of a birth date, " + years,
 		Example:     p + "/matrix/15/5/1990",
+	}, {
+		Name: manifest.RouteArcanaList, Pattern: p + "/arcana", File: "api/public/arcana.json",
+		Summary:     "Все 22 старших аркана, кратко",
+		Description: "22 старших аркана матрицы судьбы, кратко: номер, название, ключевое слово и эмодзи",
+		English:     "the 22 major arcana of the destiny matrix, briefly",
+		Example:     p + "/arcana",
+	}, {
+		Name: manifest.RouteArcana, Pattern: p + "/arcana/{number}", File: "api/public/arcana/{number}.json",
+		Params: []manifest.ParamType{{Type: manifest.ParamNumber, Numbers: rules.ArcanaNumbers}}, Error: manifest.ErrArcanaNotFound,
+		Summary:     "Один старший аркан целиком",
+		Description: "Один старший аркан целиком, 1–22: название, ключевое слово, эмодзи и описание",
+		English:     "one major arcanum in full (1–22): name, keyword, emoji and description",
+		Example:     p + "/arcana/7",
+	}, {
+		Name: manifest.RoutePositions, Pattern: p + "/positions", File: "api/public/positions.json",
+		Summary:     "12 позиций матрицы судьбы",
+		Description: "12 позиций матрицы судьбы: ключ в записи матрицы, название и описание",
+		English:     "the 12 positions of the destiny matrix: the record's key, Russian title and description",
+		Example:     p + "/positions",
+	}, {
+		Name: manifest.RouteCompatibility, Pattern: p + "/compatibility/{a}/{b}", File: "api/public/compatibility/{a}/{b}.json",
+		Params: []manifest.ParamType{{Type: manifest.ParamPair, Numbers: rules.LifePathNumbers}}, Error: manifest.ErrNumberNotFound,
+		Summary:     "Совместимость двух чисел жизненного пути",
+		Description: "Совместимость двух чисел жизненного пути (1–9, 11, 22, 33, в любом порядке): уровень словом, суть, сильные стороны, трудности и совет",
+		English:     "the compatibility of two life path numbers (1–9, 11, 22, 33, in either order): a level as a word, a summary, strengths, challenges and advice",
+		Example:     p + "/compatibility/3/11",
 	}}
+}
+
+// route returns the row of the named route.
+func route(name string) manifest.Route {
+	for _, r := range Routes() {
+		if r.Name == name {
+			return r
+		}
+	}
+	panic("generator bug: no route " + name)
 }
 
 // RoutePath is the path of the named route with its parameters filled in, in order
 // ("life-path", 7 → "/api/public/life-path/7"); renderers build API URLs with it.
 func RoutePath(name string, params ...int) string {
-	for _, r := range Routes() {
-		if r.Name != name {
+	r := route(name)
+	p := r.Pattern
+	for i, param := range r.ParamNames() {
+		if i < len(params) {
+			p = strings.Replace(p, "{"+param+"}", strconv.Itoa(params[i]), 1)
+		}
+	}
+	return p
+}
+
+// exampleValues are the canonical parameter values of a row's Example.
+func exampleValues(r manifest.Route) ([]int, error) {
+	segs := strings.Split(strings.TrimPrefix(r.Example, r.Scope()), "/")
+	pat := strings.Split(strings.TrimPrefix(r.Pattern, r.Scope()), "/")
+	if !strings.HasPrefix(r.Example, r.Scope()) || len(segs) != len(pat) {
+		return nil, fmt.Errorf("example %q does not have the pattern's shape", r.Example)
+	}
+	var vals []int
+	for i, s := range pat {
+		if !strings.HasPrefix(s, "{") {
+			if segs[i] != s {
+				return nil, fmt.Errorf("example %q does not have the pattern's shape", r.Example)
+			}
 			continue
 		}
-		p := r.Pattern
-		for i, param := range r.Params() {
-			if i < len(params) {
-				p = strings.Replace(p, "{"+param+"}", strconv.Itoa(params[i]), 1)
+		n, err := strconv.Atoi(segs[i])
+		if err != nil {
+			return nil, fmt.Errorf("example %q: %q is not a number", r.Example, segs[i])
+		}
+		vals = append(vals, n)
+	}
+	if !r.Admit(vals) {
+		return nil, fmt.Errorf("example %q: the route's parameter types do not admit %v", r.Example, vals)
+	}
+	return vals, nil
+}
+
+// checkRoutes checks the route table against the renderers and the edge's rules, all at
+// once: every row has one renderer and every renderer a row, every row is one an edge
+// accepts, its example is one of its values, and a date route keeps packed month files
+// (year and month in the file, the day as the line) that the tree writer can fill.
+// Generate, Verify and OpenAPI call it before they start.
+func checkRoutes(routes []manifest.Route, errs map[string]manifest.ErrorResponse) error {
+	var problems []error
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Errorf(format, args...)) }
+	rs := renderers()
+	for _, r := range routes {
+		rd, ok := rs[r.Name]
+		if !ok {
+			bad("route %s has no renderer", r.Name)
+			continue
+		}
+		if rd.encoder == nil || rd.body == nil {
+			bad("route %s: its renderer has no encoder or no body type", r.Name)
+		}
+		if _, err := exampleValues(r); err != nil {
+			bad("route %s: %w", r.Name, err)
+		}
+		if r.Error != "" {
+			if _, ok := errs[r.Error]; !ok {
+				bad("route %s: error %q has no body", r.Name, r.Error)
 			}
 		}
-		return p
+		dates := 0
+		for _, p := range r.Params {
+			if p.Type == manifest.ParamDate {
+				dates++
+			}
+		}
+		switch {
+		case dates > 0 && (dates != 1 || len(r.Params) != 1 || r.Packed == nil):
+			bad("route %s: a date route has one date parameter and packed month files", r.Name)
+		case dates == 0 && r.Packed != nil:
+			bad("route %s: only date routes are packed", r.Name)
+		case r.Packed != nil:
+			names := r.ParamNames()
+			if r.Packed.Line != names[0] || !strings.Contains(r.Packed.File, "{"+names[1]+"}") ||
+				!strings.Contains(r.Packed.File, "{"+names[2]+"}") || strings.Contains(r.Packed.File, "{"+names[0]+"}") {
+				bad("route %s: packed file %q holds a month: {%s} and {%s} in its path, {%s} its line",
+					r.Name, r.Packed.File, names[2], names[1], names[0])
+			}
+		}
 	}
-	panic("generator bug: no route " + name)
+	for name := range rs {
+		if !slices.ContainsFunc(routes, func(r manifest.Route) bool { return r.Name == name }) {
+			bad("renderer %s has no route", name)
+		}
+	}
+	for _, r := range routes {
+		if err := r.Check(manifest.APIPrefix); err != nil {
+			bad("route %s: %w", r.Name, err)
+		}
+	}
+	slices.SortFunc(problems, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+	return errors.Join(problems...)
 }

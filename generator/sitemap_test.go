@@ -36,7 +36,16 @@ func TestSitemap(t *testing.T) {
 	for _, n := range rules.LifePathNumbers {
 		want = append(want, s.SiteURL+"/life-path/"+strconv.Itoa(n))
 	}
-	want = append(want, s.SiteURL+"/matrix")
+	want = append(want, s.SiteURL+"/matrix", s.SiteURL+"/arcana")
+	for _, n := range rules.ArcanaNumbers {
+		want = append(want, s.SiteURL+"/arcana/"+strconv.Itoa(n))
+	}
+	want = append(want, s.SiteURL+"/compatibility")
+	for i, a := range rules.LifePathNumbers {
+		for _, b := range rules.LifePathNumbers[i:] {
+			want = append(want, s.SiteURL+"/compatibility/"+strconv.Itoa(a)+"/"+strconv.Itoa(b))
+		}
+	}
 	var got []string
 	for _, u := range doc.URLs {
 		got = append(got, u.Loc)
@@ -110,7 +119,7 @@ func TestShareCards(t *testing.T) {
 			want := map[string]string{
 				"description": pg.description, "og:title": pg.title, "og:description": pg.description,
 				"og:type": "website", "og:locale": "ru_RU", "og:site_name": s.Content.Site.Title,
-				"twitter:card": "summary", "twitter:title": pg.title, "twitter:description": pg.description,
+				"twitter:card": "summary_large_image", "twitter:title": pg.title, "twitter:description": pg.description,
 			}
 			if pg.path != "/404" {
 				want["og:url"] = s.SiteURL + pg.path
@@ -124,5 +133,64 @@ func TestShareCards(t *testing.T) {
 				t.Error("the page has no title or description to share")
 			}
 		})
+	}
+}
+
+// TestSourceURLsHavePages: every source_url of every file of every route (its records, the
+// items of its lists) is a page of the tree, and a fragment names an element of it.
+func TestSourceURLsHavePages(t *testing.T) {
+	s, tree := pagesTree(t)
+	m, err := manifest.Load(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var urls func(v any, out map[string]bool)
+	urls = func(v any, out map[string]bool) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if u, ok := x.(string); ok && k == "source_url" {
+					out[u] = true
+				}
+				urls(x, out)
+			}
+		case []any:
+			for _, x := range v {
+				urls(x, out)
+			}
+		}
+	}
+	for _, r := range m.Edge.Routes {
+		found := map[string]bool{}
+		for _, vals := range r.Values(m.Years) {
+			var v any
+			readJSON(t, tree, r.FilePath(vals), &v)
+			urls(v, found)
+		}
+		if r.Name != manifest.RouteIndex && r.Name != manifest.RouteOpenAPI && len(found) == 0 {
+			t.Errorf("route %s: no source_url in its files", r.Name)
+		}
+		for u := range found {
+			p, ok := strings.CutPrefix(u, s.SiteURL)
+			if !ok {
+				t.Errorf("route %s: source_url %s is not a page of %s", r.Name, u, s.SiteURL)
+				continue
+			}
+			p, frag, _ := strings.Cut(p, "#")
+			page := resolvePage(t, tree, p)
+			if page == "" {
+				t.Errorf("route %s: source_url %s: no page in the tree", r.Name, u)
+				continue
+			}
+			if frag != "" {
+				b, err := os.ReadFile(filepath.Join(tree, page))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(string(b), ` id="`+frag+`"`) {
+					t.Errorf("route %s: source_url %s: %s has no element with id %q", r.Name, u, page, frag)
+				}
+			}
+		}
 	}
 }

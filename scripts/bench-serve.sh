@@ -4,8 +4,9 @@
 # (scripts/bench/nginx/mix.lua: 90% valid matrix dates, 5% life path, 5% invalid, each
 # from a fresh client). The matrix route's rate limit is on for both, as deployed: 60 per
 # minute per client, keyed by X-Forwarded-For (serve --trust-header X-Forwarded-For, nginx
-# limit_req on $http_x_forwarded_for). Prints requests/s and p99 latency of both, their
-# ratios, and both servers' peak RSS.
+# limit_req on $http_x_forwarded_for). Prints requests/s, p99 latency and CPU time per
+# request of both in each round, the median and range of the rounds' serve/nginx ratios,
+# and both servers' peak RSS.
 #
 # Usage: scripts/bench-serve.sh [bin/numerology]
 # Environment: TREE (a full tree to reuse instead of generating one), DURATION (6s per round), WARMUP (8s, once per server), ROUNDS (6), SERVE_FLAGS (extra serve flags, e.g. --cache-mb 0), THREADS (2), CONNECTIONS (64), SERVE_PORT (18181), NGINX_PORT (18182).
@@ -90,20 +91,35 @@ for port in "$SERVE_PORT" "$NGINX_PORT"; do
 	fi
 done
 
-run() { # name port → RESULT line
-	wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" -s scripts/bench/nginx/mix.lua "http://127.0.0.1:$2" | grep '^RESULT' | sed "s/^RESULT/$1/"
+run() { # name port pids... → RESULT line, with the CPU time the pids spent per request
+	local name=$1 port=$2
+	shift 2
+	local before after out req
+	before=$(cpu_ticks "$@")
+	out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" -s scripts/bench/nginx/mix.lua "http://127.0.0.1:$port" | grep '^RESULT' | sed "s/^RESULT/$name/")
+	after=$(cpu_ticks "$@")
+	req=$(field requests "$out")
+	echo "$out cpu_us_per_req=$(( (after - before) * 1000000 / $(getconf CLK_TCK) / (req > 0 ? req : 1) ))"
 }
 field() { sed -n "s/.*$1=\([0-9]*\).*/\1/p" <<<"$2"; }
+cpu_ticks() { # user+system CPU ticks of the given processes
+	local t=0 p
+	for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done
+	echo "$t"
+}
+nginx_pids="$nginx_pid $(pgrep -P "$nginx_pid" | tr '\n' ' ')"
 
 echo "bench-serve: wrk -t$THREADS -c$CONNECTIONS -d$DURATION x $ROUNDS rounds, alternating, after $WARMUP of warm-up each; mix 90% matrix / 5% life path / 5% invalid; $(nproc) CPUs"
 # Warm both (serve's body cache, the page cache) once; then alternate short rounds, so that
 # other load on the machine falls on both sides alike.
 wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s scripts/bench/nginx/mix.lua "http://127.0.0.1:$SERVE_PORT" >/dev/null
 wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s scripts/bench/nginx/mix.lua "http://127.0.0.1:$NGINX_PORT" >/dev/null
-sr=0 nr=0 sp=0 np=0
+: >"$tmp/rounds"
 for round in $(seq "$ROUNDS"); do
-	s=$(run serve "$SERVE_PORT")
-	n=$(run nginx "$NGINX_PORT")
+	# shellcheck disable=SC2086
+	s=$(run serve "$SERVE_PORT" "$serve_pid")
+	# shellcheck disable=SC2086
+	n=$(run nginx "$NGINX_PORT" $nginx_pids)
 	echo "round $round: $s"
 	echo "round $round: $n"
 	for r in "$s" "$n"; do
@@ -112,17 +128,20 @@ for round in $(seq "$ROUNDS"); do
 			exit 1
 		fi
 	done
-	sr=$((sr + $(field rps "$s"))) nr=$((nr + $(field rps "$n")))
-	sp=$((sp + $(field p99_us "$s"))) np=$((np + $(field p99_us "$n")))
+	echo "$(field rps "$s") $(field rps "$n") $(field p99_us "$s") $(field p99_us "$n") $(field cpu_us_per_req "$s") $(field cpu_us_per_req "$n")" >>"$tmp/rounds"
 done
 rss_kb=$(awk '/VmHWM/ {print $2}' "/proc/$serve_pid/status")
 # nginx: the master and its workers, each process's peak resident set, summed.
 nginx_kb=0
-for p in $nginx_pid $(pgrep -P "$nginx_pid"); do
+for p in $nginx_pids; do
 	nginx_kb=$((nginx_kb + $(awk '/VmHWM/ {print $2}' "/proc/$p/status")))
 done
-awk -v sr="$sr" -v nr="$nr" -v sp="$sp" -v np="$np" -v k="$ROUNDS" -v rss="$rss_kb" -v nrss="$nginx_kb" 'BEGIN {
-	printf "serve/nginx requests/s: %.2fx (mean %d vs %d)\n", sr / nr, sr / k, nr / k
-	printf "serve/nginx p99 latency: %.2fx (mean %.2f ms vs %.2f ms; below 1 is better)\n", sp / np, sp / k / 1000, np / k / 1000
+# Each round's ratio compares serve and nginx under the same outside load; the median and
+# the range of the rounds' ratios say more than the ratio of means on a shared machine.
+sort_median() { sort -g | awk '{v[NR] = $1} END {m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.2fx (rounds %.2f–%.2f)", m, v[1], v[NR]}'; }
+echo "serve/nginx requests/s: median $(awk '{print $1 / $2}' "$tmp/rounds" | sort_median); ratio of the means $(awk '{s += $1; n += $2} END {printf "%.2fx (%d vs %d)", s / n, s / NR, n / NR}' "$tmp/rounds")"
+echo "serve/nginx p99 latency: median $(awk '{print $3 / $4}' "$tmp/rounds" | sort_median); ratio of the means $(awk '{s += $3; n += $4} END {printf "%.2fx (%.2f ms vs %.2f ms)", s / n, s / NR / 1000, n / NR / 1000}' "$tmp/rounds"); below 1 is better"
+echo "CPU time per request: serve $(awk '{print $5}' "$tmp/rounds" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}') µs, nginx $(awk '{print $6}' "$tmp/rounds" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}') µs (medians of the rounds)"
+awk -v rss="$rss_kb" -v nrss="$nginx_kb" 'BEGIN {
 	printf "peak RSS: serve %.0f MB, nginx %.0f MB (VmHWM; nginx summed over its processes)\n", rss / 1024, nrss / 1024
 }'

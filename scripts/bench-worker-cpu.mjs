@@ -1,11 +1,13 @@
-// bench-worker-cpu: the worker's CPU per matrix request, measured by running its fetch
-// handler in Node with the real api/public/edge.json and packed month files of a tree, the
-// ASSETS binding answering from the files on disk and the rate limiter always admitting.
+// bench-worker-cpu: the worker's CPU per request, measured by running its fetch handler in
+// Node with the real api/public/edge.json and packed month files of a tree, the ASSETS
+// binding answering from the files on disk and the rate limiter always admitting.
 //
 //   cold: a fresh module instance (a new isolate's globals: no edge config loaded), its
 //         first matrix request, module evaluation included;
 //   warm: one instance, many requests, dates drawn uniformly from the whole range and
-//         from one month.
+//         from one month;
+//   per route: one instance, many requests to each route of edge.json's table, values
+//         drawn uniformly from the route's parameter types (a pair in either order).
 //
 // CPU is the process's user+system time around each request (process.cpuUsage, µs
 // resolution), garbage collection included. The fake ASSETS holds the tree's API files in
@@ -27,11 +29,14 @@ const source = await readFile(src, "utf8");
 const dir = await mkdtemp(path.join(tmpdir(), "bench-worker-cpu-"));
 
 // files: URL path → bytes, for everything the worker may read of the tree but the
-// per-date matrix files, which it must never ask for.
+// per-date files of the packed routes, which it must never ask for.
 const files = new Map();
 const manifest = JSON.parse(await readFile(path.join(tree, "manifest.json"), "utf8"));
+const perDate = manifest.edge.routes
+  .filter((r) => r.packed)
+  .map((r) => new RegExp("^" + r.file.replace(/[.]/g, "\\.").replace(/\{\w+\}/g, "[0-9]+") + "$"));
 for (const [p] of manifest.files) {
-  if (p.startsWith("api/public/") && !p.startsWith("api/public/matrix/")) {
+  if (p.startsWith("api/public/") && !perDate.some((re) => re.test(p))) {
     files.set("/" + p, await readFile(path.join(tree, p)));
   }
 }
@@ -113,11 +118,34 @@ async function warm(n, next) {
   return percentiles(cpu);
 }
 
+// routeURL returns a URL of the route with values drawn from its parameter types.
+function routeURL(route) {
+  const pick = (ns) => ns[Math.floor(random() * ns.length)];
+  const vals = [];
+  for (const t of route.params || []) {
+    if (t.type === "date") {
+      const from = Date.UTC(t.first_year, 0, 1), to = Date.UTC(t.last_year, 11, 31);
+      const d = new Date(from + Math.floor(random() * ((to - from) / 864e5 + 1)) * 864e5);
+      vals.push(d.getUTCDate(), d.getUTCMonth() + 1, d.getUTCFullYear());
+    } else if (t.type === "pair") {
+      vals.push(pick(t.numbers), pick(t.numbers));
+    } else {
+      vals.push(pick(t.numbers));
+    }
+  }
+  let i = 0;
+  return "https://api.example.org" + route.pattern.replace(/\{\w+\}/g, () => vals[i++]);
+}
+
 try {
   console.log(`worker CPU per matrix request (Node ${process.version}, tree ${tree}, ${files.size} API files in memory)`);
   console.log(`  cold, first request of a fresh instance (${coldN} runs): ${await cold(Number(coldN))}   (goal <= 5 ms)`);
   console.log(`  warm, any date 1900-2100 (${warmN} requests):          ${await warm(Number(warmN), anyDate)}   (goal p99 <= 1 ms)`);
   console.log(`  warm, dates of one month (${warmN} requests):           ${await warm(Number(warmN), oneMonth)}`);
+  console.log(`worker CPU per request of each route, warm (${warmN} requests each; goal p99 <= 1 ms)`);
+  for (const route of manifest.edge.routes) {
+    console.log(`  ${route.name.padEnd(16)} ${await warm(Number(warmN), () => routeURL(route))}`);
+  }
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

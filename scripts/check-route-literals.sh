@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The edges route from the route table the generator emits (docs/design.md §3, §9): no
-# non-test edge source may name a route. The forms to look for come from the table itself
-# (scripts/routeliterals), so a new route is covered without editing this script. The
-# conformance suite tests behaviour and may hold paths.
+# non-test edge source may name a route or an error key. The forms to look for come from the
+# table and the edge config themselves (scripts/routeliterals), so a new route or error is
+# covered without editing this script. The conformance suite tests behaviour and may hold
+# paths.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 patterns=$(go run ./scripts/routeliterals)
@@ -17,7 +18,7 @@ if [ -z "$files" ]; then
 fi
 # shellcheck disable=SC2086 # one file a word
 if hits=$(grep -nF -e "$patterns" $files); then
-	echo "route literals in edge sources (route from edge.json instead):" >&2
+	echo "route literals or error keys in edge sources (take them from edge.json instead):" >&2
 	echo "$hits" >&2
 	exit 1
 fi

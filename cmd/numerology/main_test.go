@@ -185,3 +185,23 @@ func TestGenerateAndVerify(t *testing.T) {
 		t.Errorf("stderr = %q", stderr)
 	}
 }
+
+// TestVerifyWithContent: a tree generated from other content is checked against that
+// content with --content; against the built-in content its records differ, named by field.
+func TestVerifyWithContent(t *testing.T) {
+	const dir = "../../content/testdata/valid"
+	out := filepath.Join(t.TempDir(), "out")
+	if code, _, stderr := run(t, "generate", "--years", "2000", "--content", dir, "--out", out); code != 0 {
+		t.Fatalf("generate: code %d: %s", code, stderr)
+	}
+	if code, stdout, stderr := run(t, "verify", "--dir", out, "--content", dir); code != 0 {
+		t.Fatalf("verify --content: code %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	code, stdout, _ := run(t, "verify", "--dir", out)
+	if code != exitVerify || !strings.Contains(stdout, "invalid: api/public/life-path/1.json: field ") {
+		t.Fatalf("verify against the built-in content: code %d, want %d and the life path record's field named:\n%.2000s", code, exitVerify, stdout)
+	}
+	if code, _, stderr := run(t, "verify", "--dir", out, "--content", "no-such-dir"); code != exitUsage || !strings.Contains(stderr, "--content") {
+		t.Errorf("verify --content of a missing directory: code %d, stderr %q", code, stderr)
+	}
+}

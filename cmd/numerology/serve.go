@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,9 +18,11 @@ import (
 	"github.com/opennumerology/numerology/internal/humanize"
 )
 
-// Server timeouts against slow clients; every answer is small and precomputed.
+// Server timeouts against slow clients; every answer is small and precomputed. A client
+// sends its request at once: one that takes seconds over its header is slow or hostile,
+// and once the connection limit is reached it is the first to be closed anyway.
 const (
-	readHeaderTimeout = 5 * time.Second
+	readHeaderTimeout = 3 * time.Second
 	readTimeout       = 10 * time.Second
 	writeTimeout      = 30 * time.Second // downloads may be tens of MB on a slow link
 	idleTimeout       = 120 * time.Second
@@ -48,9 +49,9 @@ type serveOptions struct {
 // proxied API needs, and about 80 MB of connection buffers at worst.
 const defaultMaxConns = 4096
 
-// reservedFiles are the descriptors kept free of connections for the tree's files, the
-// watches and the listener.
-const reservedFiles = 256
+// reservedFiles are the descriptors kept free of connections (server.ReservedFiles): the
+// tree's files, the watches, the listener.
+const reservedFiles = server.ReservedFiles
 
 // maxConnsFor is --max-conns, or its default below the process's descriptor limit.
 func maxConnsFor(flag, fileLimit int) int {
@@ -83,8 +84,10 @@ serve follows its tree: when generate swaps in a regenerated tree (or pack rewri
 manifest), serve loads the new manifest and switches to it without a restart; every body
 is answered with the ETag of its own bytes.
 
-At most --max-conns connections are held open; when the limit is reached, idle keep-alive
-connections are closed first and new ones wait, and a line is logged.
+At most --max-conns connections are held open; when the limit is reached, connections
+that have sent no request for a second and then idle keep-alive ones are closed for new
+clients, and a line is logged. Files of the tree are held open only while they are read,
+at most 64 at once, so connections and files stay within the descriptor limit.
 The limit and window default to the manifest's (60 per 60s); --rate-limit 0 turns it off.
 
 SIGINT or SIGTERM stops accepting connections and lets requests in flight finish.`,
@@ -105,8 +108,8 @@ SIGINT or SIGTERM stops accepting connections and lets requests in flight finish
 	f.DurationVar(&opts.rateWindow, "rate-window", time.Minute, "the rate limit's sliding window; when not given, the manifest's")
 	f.IntVar(&opts.rateClients, "rate-clients", server.DefaultRateClients, "most clients the rate limiter tracks at once (bounds its memory)")
 	f.BoolVar(&opts.accessLog, "access-log", false, "log every request to stderr")
-	f.IntVar(&opts.cacheMB, "cache-mb", 160, "MiB of API bodies kept in memory (the full tree's are about 136); 0 reads each answer from disk")
-	f.IntVar(&opts.maxConns, "max-conns", 0, fmt.Sprintf("most connections held open; idle keep-alive ones are closed first when it is reached (0: %d, or less below the descriptor limit)", defaultMaxConns))
+	f.IntVar(&opts.cacheMB, "cache-mb", 64, "MiB of memory for the API's bodies, kept compactly (the full tree's take about 20); 0 reads each answer from disk")
+	f.IntVar(&opts.maxConns, "max-conns", 0, fmt.Sprintf("most connections held open; silent and idle ones are closed for new clients when it is reached (0: %d, or less below the descriptor limit)", defaultMaxConns))
 	return cmd
 }
 
@@ -136,7 +139,6 @@ func runServe(ctx context.Context, cmd *cobra.Command, opts *serveOptions) error
 		return withCode(exitVerify, fmt.Errorf("serve %s: %w", opts.dir, err))
 	}
 	defer h.Close()
-	setMemoryLimit(opts.cacheMB)
 	setProcs()
 	files, years := len(m.Files), len(m.Years)
 	m = nil // the handler keeps what it needs; let the file list go
@@ -202,24 +204,11 @@ func loadServedTree(dir string) (*manifest.Manifest, error) {
 
 // setProcs runs the server with twice as many Ps as CPUs unless GOMAXPROCS is set. The
 // server shares its CPUs with the kernel's network stack and other processes; when the OS
-// deschedules a thread that holds runnable goroutines, spare Ps keep answering. Measured
-// with make bench-serve's load on 2 CPUs: 1.15–1.2× the requests/s and 0.75× the p99 of the
-// default (docs/serve.md).
+// deschedules a thread that holds runnable goroutines, spare Ps keep answering
+// (docs/serve.md, "Benchmark", has the measurements).
 func setProcs() {
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(2 * runtime.NumCPU())
-	}
-}
-
-// setMemoryLimit gives the collector a soft limit sized to the body cache.
-func setMemoryLimit(cacheMB int) {
-	if cacheMB > 0 && os.Getenv("GOMEMLIMIT") == "" {
-		// The cache is long-lived heap; without a limit the collector would let the heap
-		// grow to twice it before collecting. The rest of the live heap (the file index,
-		// requests in flight) is ~40 MB: 120 MB of room keeps the collector from running
-		// several times a second under load (80 MB of room cost p99 1.13× nginx's, 120 MB
-		// 0.81×), and peak RSS stays under 300 MB.
-		debug.SetMemoryLimit(int64(cacheMB)<<20 + 120<<20)
 	}
 }
 

@@ -4,18 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/opennumerology/numerology/content"
 	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/pack"
 	"github.com/opennumerology/numerology/internal/humanize"
 )
 
 type verifyOptions struct {
-	dir     string
-	archive string
+	dir        string
+	contentDir string
+	archive    string
 }
 
 func newVerifyCmd() *cobra.Command {
@@ -24,13 +28,18 @@ func newVerifyCmd() *cobra.Command {
 		Use:   "verify",
 		Short: "Check a generated tree against its manifest and the API contract",
 		Long: `verify re-hashes every file of a tree against manifest.json, checks that every route of
-the manifest's years is present and that no unlisted file exists, that every JSON file
-parses and that every matrix record holds the arcana of the matrix rule. Each problem is
-printed on its own line (missing, extra, corrupt, invalid) and the exit code is 4 if any.
+the manifest's years is present and that no unlisted file exists, and that every file of a
+route (and every line of a packed month file) is byte for byte what the route gives from
+the rules and the content; a difference names the file and the field. A tree generated
+with --content is verified with the same --content. Each problem is printed on its own line
+(missing, extra, corrupt, invalid) and the exit code is 4 if any.
+A manifest path outside the tree (../…) or through a link is a problem, never read.
 
 With --archive, verify checks a dataset archive made by pack (.tar.gz or .zip) instead:
 every file against its SHA256SUMS, and the CSV tables against the bytes and hashes of
-datapackage.json.`,
+datapackage.json. What it holds in memory is bounded: a SHA256SUMS or datapackage.json
+over ` + strconv.Itoa(pack.MaxKeptEntry>>20) + ` MiB, a name over ` + humanize.Count(pack.MaxEntryName) + ` bytes or more than ` + humanize.Count(pack.MaxEntries) + ` entries is a
+problem of the archive (exit 4), however far it expands.`,
 		Example: `  numerology verify
   numerology verify --dir /srv/api
   numerology verify --archive dist/numerology-dataset-1.0.tar.gz`,
@@ -40,6 +49,7 @@ datapackage.json.`,
 		},
 	}
 	cmd.Flags().StringVarP(&opts.dir, "dir", "d", "out", "the tree to check")
+	cmd.Flags().StringVar(&opts.contentDir, "content", "", "the content the tree was generated from, instead of the built-in content")
 	cmd.Flags().StringVar(&opts.archive, "archive", "", "check this dataset archive (.tar.gz or .zip) instead of a tree")
 	cmd.MarkFlagsMutuallyExclusive("dir", "archive")
 	return cmd
@@ -51,8 +61,20 @@ func runVerify(ctx context.Context, cmd *cobra.Command, opts *verifyOptions) err
 	}
 	start := time.Now()
 	bar := newProgress(cmd.ErrOrStderr(), "verify")
-	res, err := generator.Verify(ctx, opts.dir, bar.Func())
+	vo := generator.VerifyOptions{Dir: opts.dir, OnProgress: bar.Func()}
+	if opts.contentDir != "" {
+		if fi, err := os.Stat(opts.contentDir); err != nil || !fi.IsDir() {
+			bar.Done()
+			return usageErrorf("--content: %s is not a directory", opts.contentDir)
+		}
+		vo.Content = os.DirFS(opts.contentDir)
+	}
+	res, err := generator.VerifyTree(ctx, vo)
 	bar.Done()
+	var problems content.Errors
+	if errors.As(err, &problems) {
+		return withCode(exitContent, err)
+	}
 	if err != nil {
 		// A tree that cannot be read at all; exitTable gives a missing manifest 5 and an
 		// invalid one 4, like every command.
@@ -63,7 +85,7 @@ func runVerify(ctx context.Context, cmd *cobra.Command, opts *verifyOptions) err
 		fmt.Fprintln(out, p)
 	}
 	if n := len(res.Problems); n > 0 {
-		return withCode(exitVerify, fmt.Errorf("verify %s: %d problem(s) found", opts.dir, n))
+		return &problemsError{what: opts.dir, n: n}
 	}
 	fmt.Fprintf(out, "verified %s files, %s in %.1fs: %s matches its manifest\n",
 		humanize.Count(int64(res.Manifest.Counts.Files)), humanize.Bytes(res.Manifest.Counts.Bytes), time.Since(start).Seconds(), opts.dir)
@@ -86,7 +108,7 @@ func runVerifyArchive(ctx context.Context, cmd *cobra.Command, file string) erro
 		fmt.Fprintln(out, p)
 	}
 	if n := len(rep.Problems); n > 0 {
-		return withCode(exitVerify, fmt.Errorf("verify %s: %d problem(s) found", file, n))
+		return &problemsError{what: file, n: n}
 	}
 	fmt.Fprintf(out, "verified %s files in %.1fs: %s matches its SHA256SUMS and datapackage.json\n",
 		humanize.Count(int64(rep.Files)), time.Since(start).Seconds(), file)

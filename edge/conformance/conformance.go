@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -56,6 +55,7 @@ func Run(t *testing.T, target Target) {
 		cases []tcase
 	}{
 		{"routes", s.routeCases()},
+		{"table", s.tableCases()},
 		{"methods", s.methodCases()},
 		{"conditional", s.conditionalCases()},
 		{"preflight", s.preflightCases()},
@@ -156,6 +156,11 @@ const (
 	kindList
 	kindLifePath
 	kindMatrix
+	kindLifePathDate
+	kindArcanaList
+	kindArcana
+	kindPositions
+	kindCompatibility
 )
 
 // expect is what the contract requires of one response.
@@ -164,8 +169,9 @@ type expect struct {
 	file   string // 200/304: the tree file of the body
 	errKey string // errors: the EdgeConfig.Errors key
 	kind   int
-	date   [3]int // kindMatrix: the canonical date
-	number int    // kindLifePath
+	date   [3]int // kindMatrix, kindLifePathDate: the canonical date
+	number int    // kindLifePath, kindArcana
+	pair   [2]int // kindCompatibility: the canonical pair
 }
 
 // tcase is one request and its expectation.
@@ -254,8 +260,20 @@ func (s *suite) routeCases() []tcase {
 		{name: "outside the prefix matrix", path: "/matrix/1/1/" + ys + "/unknown-page", static: true, want: expect{status: 404}},
 	}
 	cases = append(cases, s.matrixRouteCases()...)
+	cases = append(cases, s.lifePathDateCases()...)
+	cases = append(cases, s.arcanaCases()...)
+	cases = append(cases, s.compatibilityCases()...)
+	positions := s.rowExpect(s.row(manifest.RoutePositions), nil)
+	cases = append(cases,
+		tcase{name: "positions", path: p + "/positions", want: positions},
+		tcase{name: "positions trailing slash", path: p + "/positions/", want: positions},
+		tcase{name: "HEAD positions", method: http.MethodHead, path: p + "/positions", want: positions},
+		tcase{name: "positions has no items of its own", path: p + "/positions/1", want: notFound},
+		tcase{name: "positions.json is not a route", path: p + "/positions.json", want: notFound},
+		tcase{name: "positions two trailing slashes", path: p + "/positions//", want: notFound},
+	)
 	// Every life path number, and HEAD of each kind.
-	for _, n := range s.m.Edge.ValidNumbers {
+	for _, n := range s.lifePathNumbers() {
 		cases = append(cases, tcase{name: "life-path " + strconv.Itoa(n), path: p + "/life-path/" + strconv.Itoa(n), want: s.lifePathExpect(n)})
 	}
 	for _, c := range []tcase{
@@ -276,6 +294,8 @@ func (s *suite) matrixRouteCases() []tcase {
 	y := s.year
 	ys := strconv.Itoa(y)
 	mx := func(rest string) string { return s.m.Edge.Prefix + "/matrix" + rest }
+	date := s.row(manifest.RouteMatrix).Params[0]
+	first, last := date.FirstYear, date.LastYear
 	return []tcase{
 		{name: "matrix", path: mx("/15/5/" + ys), want: s.matrixExpect(15, 5, y)},
 		{name: "matrix leading zeros", path: mx("/05/05/" + ys), want: s.matrixExpect(5, 5, y)},
@@ -283,8 +303,8 @@ func (s *suite) matrixRouteCases() []tcase {
 		{name: "matrix leading zeros year", path: mx("/1/1/00000" + ys), want: s.matrixExpect(1, 1, y)},
 		{name: "matrix trailing slash", path: mx("/1/1/" + ys + "/"), want: s.matrixExpect(1, 1, y)},
 		{name: "matrix query", path: mx("/2/1/"+ys) + "?date=1.1.1900", want: s.matrixExpect(2, 1, y)},
-		{name: "matrix first date", path: mx("/1/1/" + strconv.Itoa(s.m.Edge.FirstYear)), want: s.matrixExpect(1, 1, s.m.Edge.FirstYear)},
-		{name: "matrix last date", path: mx("/31/12/" + strconv.Itoa(s.m.Edge.LastYear)), want: s.matrixExpect(31, 12, s.m.Edge.LastYear)},
+		{name: "matrix first date", path: mx("/1/1/" + strconv.Itoa(first)), want: s.matrixExpect(1, 1, first)},
+		{name: "matrix last date", path: mx("/31/12/" + strconv.Itoa(last)), want: s.matrixExpect(31, 12, last)},
 		{name: "matrix 29.02.2000", path: mx("/29/2/2000"), want: s.matrixExpect(29, 2, 2000)},
 		{name: "matrix 29.02.1900", path: mx("/29/2/1900"), want: invalidDate},
 		{name: "matrix 29.02.2100", path: mx("/29/2/2100"), want: invalidDate},
@@ -318,6 +338,345 @@ func (s *suite) matrixRouteCases() []tcase {
 		{name: "matrix empty month", path: mx("/1//" + ys), want: invalidDate},
 		{name: "matrix empty year", path: mx("/1/1/"), want: invalidDate},
 		{name: "matrix two trailing slashes", path: mx("/1/1/" + ys + "//"), want: invalidDate},
+	}
+}
+
+// row returns the route of the tree's table with the given name (the zero route for none).
+func (s *suite) row(name string) manifest.Route {
+	for _, r := range s.m.Edge.Routes {
+		if r.Name == name {
+			return r
+		}
+	}
+	return manifest.Route{}
+}
+
+// lifePathNumbers are the numbers of the life path route.
+func (s *suite) lifePathNumbers() []int {
+	if r := s.row(manifest.RouteLifePath); len(r.Params) > 0 {
+		return r.Params[0].Numbers
+	}
+	return nil
+}
+
+// validNumbers are the numbers an error lists in valid_numbers: those of the routes that
+// answer it (nil when none of them takes numbers).
+func (s *suite) validNumbers(key string) []int {
+	for _, r := range s.m.Edge.Routes {
+		for _, p := range r.Params {
+			if r.Error == key && (p.Type == manifest.ParamNumber || p.Type == manifest.ParamPair) {
+				return p.Numbers
+			}
+		}
+	}
+	return nil
+}
+
+// ownerError is what a path that no route matches must answer: the error of the route
+// that owns it (manifest.EdgeConfig.Owner), else the edge's not-found error.
+func (s *suite) ownerError(raw string) expect {
+	if i := strings.IndexByte(raw, '?'); i >= 0 {
+		raw = raw[:i]
+	}
+	key := s.m.Edge.EdgeErrors.NotFound
+	if i := s.m.Edge.Owner(raw); i >= 0 && s.m.Edge.Routes[i].Error != "" {
+		key = s.m.Edge.Routes[i].Error
+	}
+	return expect{status: s.m.Edge.Errors[key].Status, errKey: key}
+}
+
+// expectPath is what the contract (docs/design.md §3) requires of a raw path under the
+// prefix, computed from the tree's route table: the file of the first route whose segments
+// match (numeric segments of 1–9 digits) and whose types admit the parameters, else its
+// owner's error.
+func (s *suite) expectPath(raw string) expect {
+	p := strings.TrimSuffix(raw, "/")
+	segs := strings.Split(p[len(s.m.Edge.Prefix):], "/")[1:]
+	for _, r := range s.m.Edge.Routes {
+		shape := strings.Split(r.Pattern[len(s.m.Edge.Prefix):], "/")[1:]
+		if len(shape) != len(segs) {
+			continue
+		}
+		var vals []int
+		ok := true
+		for i, sh := range shape {
+			if !strings.HasPrefix(sh, "{") {
+				ok = ok && sh == segs[i]
+				continue
+			}
+			n, err := strconv.Atoi(segs[i])
+			ok = ok && err == nil && len(segs[i]) <= 9 && strings.Trim(segs[i], "0123456789") == ""
+			vals = append(vals, n)
+		}
+		if ok && r.Admit(slices.Clone(vals)) {
+			return s.rowExpect(r, vals)
+		}
+	}
+	return s.ownerError(raw)
+}
+
+// routePath fills a route's pattern with raw parameter segments.
+func routePath(r manifest.Route, segs []string) string {
+	p := r.Pattern
+	for i, n := range r.ParamNames() {
+		if i < len(segs) {
+			p = strings.Replace(p, "{"+n+"}", segs[i], 1)
+		}
+	}
+	return p
+}
+
+func itoas(vals []int, lead string) []string {
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		out[i] = lead + strconv.Itoa(v)
+	}
+	return out
+}
+
+// routeKinds names the body checks of the routes this suite knows (checkBody).
+var routeKinds = map[string]int{
+	manifest.RouteIndex:         kindIndex,
+	manifest.RouteOpenAPI:       kindOpenAPI,
+	manifest.RouteLifePathList:  kindList,
+	manifest.RouteLifePath:      kindLifePath,
+	manifest.RouteMatrix:        kindMatrix,
+	manifest.RouteLifePathDate:  kindLifePathDate,
+	manifest.RouteArcanaList:    kindArcanaList,
+	manifest.RouteArcana:        kindArcana,
+	manifest.RoutePositions:     kindPositions,
+	manifest.RouteCompatibility: kindCompatibility,
+}
+
+// rowExpect is the answer to a route's value (raw order): the file of its canonical form.
+func (s *suite) rowExpect(r manifest.Route, vals []int) expect {
+	c := slices.Clone(vals)
+	if !r.Admit(c) {
+		return s.ownerError(routePath(r, itoas(vals, "")))
+	}
+	e := s.fileExpect(r.FilePath(c), routeKinds[r.Name])
+	switch e.kind {
+	case kindMatrix, kindLifePathDate:
+		e.date = [3]int{c[0], c[1], c[2]}
+	case kindCompatibility:
+		e.pair = [2]int{c[0], c[1]}
+	case kindLifePath, kindArcana:
+		e.number = c[0]
+	}
+	return e
+}
+
+// sampleValues are valid values of a route, raw: every number or pair of a small set (a
+// pair in both orders), and for a date its example's day and month in a year of the tree,
+// the first day of the tree's first year and the last of its last.
+func (s *suite) sampleValues(r manifest.Route) [][]int {
+	out := [][]int{{}}
+	for _, p := range r.Params {
+		var vs [][]int
+		switch p.Type {
+		case manifest.ParamNumber:
+			for _, n := range p.Numbers {
+				vs = append(vs, []int{n})
+			}
+		case manifest.ParamPair:
+			for i, a := range p.Numbers {
+				for _, b := range p.Numbers[i:] {
+					vs = append(vs, []int{a, b})
+					if a != b {
+						vs = append(vs, []int{b, a})
+					}
+				}
+			}
+		case manifest.ParamDate:
+			ex, y0, y1 := []int{15, 5}, s.m.Years[0], s.m.Years[len(s.m.Years)-1]
+			vs = [][]int{{ex[0], ex[1], s.year}, {1, 1, y0}, {31, 12, y1}}
+		}
+		var next [][]int
+		for _, head := range out {
+			for _, v := range vs {
+				next = append(next, append(slices.Clip(head), v...))
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+// invalidSegments are parameter segments each route's types must refuse, in place of a
+// valid value (valid): for a number or pair, numbers outside the set and forms that are not
+// numeric segments; for a date, days, months and years that do not make a date of its
+// range.
+func (s *suite) invalidSegments(r manifest.Route, valid []int) [][]string {
+	var out [][]string
+	off := 0
+	for _, p := range r.Params {
+		k := p.Arity()
+		with := func(i int, seg string) {
+			segs := itoas(valid, "")
+			segs[off+i] = seg
+			out = append(out, segs)
+		}
+		switch p.Type {
+		case manifest.ParamNumber, manifest.ParamPair:
+			outside := 1
+			for slices.Contains(p.Numbers, outside) {
+				outside++
+			}
+			for i := range k {
+				for _, seg := range []string{"0", strconv.Itoa(outside), strconv.Itoa(p.Numbers[len(p.Numbers)-1] + 1),
+					"x", "%3" + strconv.Itoa(p.Numbers[0]%10), "-1", "+1", "1e1", "0000000001", ""} {
+					with(i, seg)
+				}
+			}
+		case manifest.ParamDate:
+			y := strconv.Itoa(s.year)
+			for _, d := range [][3]string{{"30", "2", y}, {"31", "4", y}, {"0", "1", y}, {"32", "1", y}, {"1", "0", y},
+				{"1", "13", y}, {"29", "2", "1900"}, {"31", "12", strconv.Itoa(p.FirstYear - 1)},
+				{"1", "1", strconv.Itoa(p.LastYear + 1)}, {"x", "1", y}, {"%31", "1", y}, {"1", "1", ""}} {
+				segs := itoas(valid, "")
+				copy(segs[off:], d[:])
+				out = append(out, segs)
+			}
+		}
+		off += k
+	}
+	return out
+}
+
+// tableCases are built from the route table of the tree, so every row is checked, those
+// this suite names elsewhere and any other: its values and their canonical forms (leading
+// zeros, a pair in either order: same bytes, same ETag), HEAD, OPTIONS, 304, a trailing
+// slash, an extra segment, and the errors of invalid parameters.
+func (s *suite) tableCases() []tcase {
+	var cases []tcase
+	for _, r := range s.m.Edge.Routes {
+		for i, vals := range s.sampleValues(r) {
+			path := routePath(r, itoas(vals, ""))
+			want := s.rowExpect(r, vals)
+			name := r.Name + " " + path
+			cases = append(cases, tcase{name: name, path: path, want: want})
+			if i > 0 {
+				continue
+			}
+			etag := `"absent"`
+			if f, ok := s.files[want.file]; ok {
+				etag = f.ETag()
+			}
+			notModified := want
+			if want.status == 200 {
+				notModified.status = 304
+			}
+			cases = append(cases,
+				tcase{name: name + " trailing slash", path: path + "/", want: want},
+				tcase{name: "HEAD " + name, method: http.MethodHead, path: path, want: want},
+				tcase{name: "OPTIONS " + name, method: http.MethodOptions, path: path, want: expect{status: 204}},
+				tcase{name: "304 " + name, path: path, header: map[string]string{"If-None-Match": etag}, want: notModified},
+				tcase{name: name + " extra segment", path: path + "/1", want: s.expectPath(path + "/1")},
+				tcase{name: name + " two trailing slashes", path: path + "//", want: s.expectPath(path + "//")},
+			)
+			if len(vals) > 0 {
+				zeros := routePath(r, itoas(vals, "00"))
+				cases = append(cases, tcase{name: name + " leading zeros", path: zeros, want: want})
+			}
+			for j, segs := range s.invalidSegments(r, vals) {
+				bad := routePath(r, segs)
+				cases = append(cases, tcase{name: r.Name + " invalid " + bad, path: bad, want: s.expectPath(bad)})
+				if j == 0 {
+					cases = append(cases, tcase{name: "HEAD " + r.Name + " invalid " + bad, method: http.MethodHead, path: bad, want: s.expectPath(bad)})
+				}
+			}
+		}
+	}
+	return cases
+}
+
+// lifePathDateCases are the §3 cases of the life path route of a date, which shares its
+// scope with the route of a number: a path of three segments is a date's, of one a
+// number's.
+func (s *suite) lifePathDateCases() []tcase {
+	y := s.year
+	ys := strconv.Itoa(y)
+	lp := func(rest string) string { return s.m.Edge.Prefix + "/life-path" + rest }
+	at := func(d, m, y int) expect { return s.rowExpect(s.row(manifest.RouteLifePathDate), []int{d, m, y}) }
+	return []tcase{
+		{name: "life-path date", path: lp("/15/5/" + ys), want: at(15, 5, y)},
+		{name: "life-path date leading zeros", path: lp("/015/05/" + ys), want: at(15, 5, y)},
+		{name: "life-path date trailing slash", path: lp("/1/1/" + ys + "/"), want: at(1, 1, y)},
+		{name: "life-path date first", path: lp("/1/1/1900"), want: at(1, 1, 1900)},
+		{name: "life-path date last", path: lp("/31/12/2100"), want: at(31, 12, 2100)},
+		{name: "life-path date 29.02.2000", path: lp("/29/2/2000"), want: at(29, 2, 2000)},
+		{name: "life-path date 29.02.1900", path: lp("/29/2/1900"), want: invalidDate},
+		{name: "life-path date 30.02", path: lp("/30/2/" + ys), want: invalidDate},
+		{name: "life-path date year 1899", path: lp("/31/12/1899"), want: invalidDate},
+		{name: "life-path date year 2101", path: lp("/1/1/2101"), want: invalidDate},
+		{name: "life-path date month 13", path: lp("/1/13/" + ys), want: invalidDate},
+		{name: "life-path date non-numeric", path: lp("/a/b/c"), want: invalidDate},
+		{name: "life-path date percent-encoded", path: lp("/%31/1/" + ys), want: invalidDate},
+		{name: "life-path date empty day", path: lp("//1/" + ys), want: invalidDate},
+		{name: "life-path four segments: a date's form", path: lp("/1/1/" + ys + "/1"), want: invalidDate},
+		{name: "life-path two segments: a number's", path: lp("/1/1"), want: numberNotFound},
+		{name: "HEAD life-path date", method: http.MethodHead, path: lp("/15/5/" + ys), want: at(15, 5, y)},
+		{name: "HEAD life-path date invalid", method: http.MethodHead, path: lp("/30/2/" + ys), want: invalidDate},
+	}
+}
+
+// arcanaCases are the §3 cases of the arcana routes.
+func (s *suite) arcanaCases() []tcase {
+	p := s.m.Edge.Prefix + "/arcana"
+	list := s.rowExpect(s.row(manifest.RouteArcanaList), nil)
+	one := func(n int) expect { return s.rowExpect(s.row(manifest.RouteArcana), []int{n}) }
+	arcanaNotFound := expect{status: 404, errKey: manifest.ErrArcanaNotFound}
+	cases := []tcase{
+		{name: "arcana list", path: p, want: list},
+		{name: "arcana list trailing slash", path: p + "/", want: list},
+		{name: "arcana leading zeros", path: p + "/007", want: one(7)},
+		{name: "arcana 22", path: p + "/22/", want: one(22)},
+		{name: "arcana 0", path: p + "/0", want: arcanaNotFound},
+		{name: "arcana 23", path: p + "/23", want: arcanaNotFound},
+		{name: "arcana 33", path: p + "/33", want: arcanaNotFound},
+		{name: "arcana non-numeric", path: p + "/fool", want: arcanaNotFound},
+		{name: "arcana percent-encoded", path: p + "/%31", want: arcanaNotFound},
+		{name: "arcana extra segment", path: p + "/1/2", want: arcanaNotFound},
+		{name: "arcana two trailing slashes", path: p + "//", want: arcanaNotFound},
+		{name: "arcana.json is not a route", path: p + ".json", want: notFound},
+		{name: "HEAD arcana", method: http.MethodHead, path: p + "/1", want: one(1)},
+		{name: "HEAD arcana not found", method: http.MethodHead, path: p + "/23", want: arcanaNotFound},
+	}
+	for _, n := range s.arcanaNumbers() {
+		cases = append(cases, tcase{name: "arcana " + strconv.Itoa(n), path: p + "/" + strconv.Itoa(n), want: one(n)})
+	}
+	return cases
+}
+
+// compatibilityCases are the §3 cases of the compatibility route: a pair in either order
+// is one file (same bytes, same ETag: checkFile compares both with the file), and any other
+// pair or form answers Number not found with the valid numbers.
+func (s *suite) compatibilityCases() []tcase {
+	p := s.m.Edge.Prefix + "/compatibility"
+	pair := func(a, b int) expect { return s.rowExpect(s.row(manifest.RouteCompatibility), []int{a, b}) }
+	etag := `"absent"`
+	if f, ok := s.files[pair(3, 11).file]; ok {
+		etag = f.ETag()
+	}
+	notModified := pair(3, 11)
+	notModified.status = 304
+	return []tcase{
+		{name: "compatibility 3 11", path: p + "/3/11", want: pair(3, 11)},
+		{name: "compatibility 11 3", path: p + "/11/3", want: pair(3, 11)},
+		{name: "compatibility 11 3 leading zeros", path: p + "/011/03/", want: pair(3, 11)},
+		{name: "compatibility 11 3 with the ETag of 3 11", path: p + "/11/3", header: map[string]string{"If-None-Match": etag}, want: notModified},
+		{name: "compatibility 33 33", path: p + "/33/33", want: pair(33, 33)},
+		{name: "compatibility 3 10", path: p + "/3/10", want: numberNotFound},
+		{name: "compatibility 0 1", path: p + "/0/1", want: numberNotFound},
+		{name: "compatibility 34 1", path: p + "/34/1", want: numberNotFound},
+		{name: "compatibility non-numeric", path: p + "/three/11", want: numberNotFound},
+		{name: "compatibility percent-encoded", path: p + "/%33/11", want: numberNotFound},
+		{name: "compatibility one number", path: p + "/3", want: numberNotFound},
+		{name: "compatibility itself", path: p, want: numberNotFound},
+		{name: "compatibility three numbers", path: p + "/3/11/22", want: numberNotFound},
+		{name: "compatibility prefix word", path: p + "x/3/11", want: notFound},
+		{name: "HEAD compatibility", method: http.MethodHead, path: p + "/11/3", want: pair(3, 11)},
+		{name: "HEAD compatibility not found", method: http.MethodHead, path: p + "/3/10", want: numberNotFound},
 	}
 }
 
@@ -542,15 +901,18 @@ func (s *suite) checkPreflight(t *testing.T, what string, r response) {
 func (s *suite) checkFile(t *testing.T, what string, head bool, r response, want expect) {
 	t.Helper()
 	hs := s.m.Edge.Headers
-	common := hs.Common
 	if want.status == 304 {
 		// RFC 9110 §15.4.5: a 304 carries the validator and caching headers but no
-		// representation metadata; both edges leave Content-Type out.
-		common = maps.Clone(hs.Common)
-		delete(common, "Content-Type")
-		absent(t, what, r.header, "Content-Type")
+		// representation metadata; the config's set says which.
+		s.headers(t, what, r.header, hs.NotModified)
+		for k := range hs.Common {
+			if _, ok := hs.NotModified[k]; !ok {
+				absent(t, what, r.header, k)
+			}
+		}
+	} else {
+		s.headers(t, what, r.header, hs.Common, hs.ByStatus[strconv.Itoa(want.status)])
 	}
-	s.headers(t, what, r.header, common, hs.ByStatus[strconv.Itoa(want.status)])
 	f := s.files[want.file]
 	if got := r.header.Get("ETag"); got != f.ETag() {
 		t.Errorf("%s: ETag %q, want %q", what, got, f.ETag())
@@ -613,7 +975,7 @@ func (s *suite) checkError(t *testing.T, what string, head bool, r response, wan
 	if string(r.body) != e.Body {
 		t.Fatalf("%s: body %q, want the prebuilt %s body %q", what, r.body, want.errKey, e.Body)
 	}
-	checkErrorBody(t, what, r.body, want.status, s.m.Edge.ValidNumbers)
+	checkErrorBody(t, what, r.body, want.errKey, want.status, s.validNumbers(want.errKey))
 }
 
 // headers checks that every header of the sets is present with exactly its value.
@@ -679,11 +1041,14 @@ func (s *suite) testMissingFile(t *testing.T) {
 	}
 }
 
-// testRateLimit checks §3's limit: the first RateLimit matrix requests of a client in a
-// window are admitted whatever their method or validity, the next gets 429 with
-// Retry-After, OPTIONS and other routes are not counted, IPv6 clients share a /64, and a
-// request after Retry-After seconds is admitted.
+// testRateLimit checks §3's limit: the first RateLimit requests of a client in a window to
+// the rate-limited routes, together, are admitted whatever their method or validity, the
+// next gets 429 with Retry-After on every one of them, OPTIONS and other routes are not
+// counted, IPv6 clients share a /64, and a request after Retry-After seconds is admitted.
 func (s *suite) testRateLimit(t *testing.T) {
+	if len(s.limitedPaths()) == 0 {
+		t.Fatal("the route table has no rate-limited route")
+	}
 	if s.target.ClientHeader == "" {
 		s.drainShared()
 	} else {
@@ -698,22 +1063,52 @@ func (s *suite) testRateLimit(t *testing.T) {
 
 var tooMany = expect{status: 429, errKey: manifest.ErrTooManyRequests}
 
-// burst sends RateLimit requests as client, mixing valid, invalid and other methods, all
-// of which must be admitted.
+// limitedPath is what the rate-limit tests send to one rate-limited route: paths the route
+// owns (a valid value, an invalid one, a malformed one).
+type limitedPath struct {
+	valid, invalid, malformed string
+	want                      expect // the answer to valid under the limit
+}
+
+// limitedPaths are the paths of the rate-limited routes, in table order.
+func (s *suite) limitedPaths() []limitedPath {
+	var out []limitedPath
+	for _, r := range s.m.Edge.Routes {
+		if !r.RateLimited {
+			continue
+		}
+		vals := s.sampleValues(r)[0]
+		x := make([]string, len(vals))
+		for i := range x {
+			x[i] = "x"
+		}
+		lp := limitedPath{valid: routePath(r, itoas(vals, "")), malformed: routePath(r, x), want: s.rowExpect(r, vals)}
+		lp.invalid = lp.malformed
+		if bad := s.invalidSegments(r, vals); len(bad) > 0 {
+			lp.invalid = routePath(r, bad[0])
+		}
+		out = append(out, lp)
+	}
+	return out
+}
+
+// burst sends RateLimit requests as client to the rate-limited routes in turn, mixing
+// valid, invalid and other methods, all of which must be admitted.
 func (s *suite) burst(t *testing.T, client string) {
 	t.Helper()
-	p, ys := s.m.Edge.Prefix, strconv.Itoa(s.year)
+	lims := s.limitedPaths()
 	for i := range s.target.RateLimit {
+		lp := lims[(i/4)%len(lims)]
 		var r response
 		switch i % 4 {
 		case 0:
-			r = s.doRaw(t, http.MethodGet, fmt.Sprintf("%s/matrix/%d/%d/%s", p, 1+i%28, 1+i%12, ys), client)
+			r = s.doRaw(t, http.MethodGet, lp.valid, client)
 		case 1:
-			r = s.doRaw(t, http.MethodGet, p+"/matrix/30/2/"+ys, client)
+			r = s.doRaw(t, http.MethodGet, lp.invalid, client)
 		case 2:
-			r = s.doRaw(t, http.MethodPost, p+"/matrix", client)
+			r = s.doRaw(t, http.MethodPost, lp.malformed, client)
 		default:
-			r = s.doRaw(t, http.MethodHead, fmt.Sprintf("%s/matrix/0%d/1/%s/", p, 1+i%9, ys), client)
+			r = s.doRaw(t, http.MethodHead, lp.valid+"/", client)
 		}
 		if r.status == 429 {
 			t.Fatalf("request %d of %d in the window: 429, want admitted", i+1, s.target.RateLimit)
@@ -736,41 +1131,51 @@ func (s *suite) retryAfter(t *testing.T, r response) int {
 }
 
 // testLimitReached checks that OPTIONS is not counted, that the request after the limit
-// gets 429 whatever its method or validity, and that other routes and clients are not
-// limited.
+// gets 429 on every rate-limited route (one budget) whatever its method or validity, and
+// that other routes and clients are not limited.
 func (s *suite) testLimitReached(t *testing.T) {
 	if s.target.ClientHeader != "" {
 		t.Parallel()
 	}
-	p, ys := s.m.Edge.Prefix, strconv.Itoa(s.year)
+	lims := s.limitedPaths()
 	c := s.clientAddr()
 	for range s.target.RateLimit + 3 {
-		r := s.doRaw(t, http.MethodOptions, p+"/matrix/1/1/"+ys, c)
+		r := s.doRaw(t, http.MethodOptions, lims[0].valid, c)
 		if r.status != 204 {
 			t.Fatalf("OPTIONS: status %d, want 204 (not counted)", r.status)
 		}
 	}
 	s.burst(t, c)
-	path := p + "/matrix/15/5/" + ys
+	path := lims[0].valid
 	r := s.doRaw(t, http.MethodGet, path, c)
 	s.checkResponse(t, "GET", path, r, tooMany, false)
 	s.retryAfter(t, r)
-	for _, q := range []struct {
+	type query struct {
 		method, path string
 		want         expect
-	}{
-		{http.MethodGet, p + "/matrix/not-a-date", tooMany},
-		{http.MethodDelete, p + "/matrix/1/1/" + ys, tooMany},
-		{http.MethodHead, path, tooMany},
-		{http.MethodOptions, path, expect{status: 204}},
-		{http.MethodGet, p + "/life-path/7", s.lifePathExpect(7)},
-	} {
+	}
+	var qs []query
+	for _, lp := range lims {
+		qs = append(qs,
+			query{http.MethodGet, lp.valid, tooMany},
+			query{http.MethodGet, lp.malformed, tooMany},
+			query{http.MethodDelete, lp.valid, tooMany},
+			query{http.MethodHead, lp.valid, tooMany},
+			query{http.MethodOptions, lp.valid, expect{status: 204}})
+	}
+	for _, rt := range s.m.Edge.Routes {
+		if !rt.RateLimited {
+			vals := s.sampleValues(rt)[0]
+			qs = append(qs, query{http.MethodGet, routePath(rt, itoas(vals, "")), s.rowExpect(rt, vals)})
+		}
+	}
+	for _, q := range qs {
 		r = s.doRaw(t, q.method, q.path, c)
 		s.checkResponse(t, q.method, q.path, r, q.want, false)
 	}
 	if s.target.ClientHeader != "" {
 		other := s.doRaw(t, http.MethodGet, path, s.clientAddr())
-		s.checkResponse(t, "GET (another client)", path, other, s.matrixExpect(15, 5, s.year), false)
+		s.checkResponse(t, "GET (another client)", path, other, lims[0].want, false)
 	}
 }
 
@@ -779,11 +1184,11 @@ func (s *suite) testIPv6Grouped(t *testing.T) {
 	t.Parallel()
 	n := s.nextIP.Add(1)
 	s.burst(t, fmt.Sprintf("2001:db8:%x:%x::1", n>>16, n&0xffff))
-	path := s.m.Edge.Prefix + "/matrix/15/5/" + strconv.Itoa(s.year)
-	r := s.doRaw(t, http.MethodGet, path, fmt.Sprintf("2001:db8:%x:%x:ffff:ffff:ffff:fffe", n>>16, n&0xffff))
-	s.checkResponse(t, "GET (same /64)", path, r, tooMany, false)
-	r = s.doRaw(t, http.MethodGet, path, fmt.Sprintf("2001:db8:%x:%x::1", n>>16, (n&0xffff)^0x8000))
-	s.checkResponse(t, "GET (next /64)", path, r, s.matrixExpect(15, 5, s.year), false)
+	lp := s.limitedPaths()[0]
+	r := s.doRaw(t, http.MethodGet, lp.valid, fmt.Sprintf("2001:db8:%x:%x:ffff:ffff:ffff:fffe", n>>16, n&0xffff))
+	s.checkResponse(t, "GET (same /64)", lp.valid, r, tooMany, false)
+	r = s.doRaw(t, http.MethodGet, lp.valid, fmt.Sprintf("2001:db8:%x:%x::1", n>>16, (n&0xffff)^0x8000))
+	s.checkResponse(t, "GET (next /64)", lp.valid, r, lp.want, false)
 }
 
 // testRetryAfter checks that a request after Retry-After seconds is admitted (and, for an
@@ -796,20 +1201,20 @@ func (s *suite) testRetryAfter(t *testing.T) {
 	}
 	c := s.clientAddr()
 	s.burst(t, c)
-	path := s.m.Edge.Prefix + "/matrix/15/5/" + strconv.Itoa(s.year)
-	r := s.doRaw(t, http.MethodGet, path, c)
-	s.checkResponse(t, "GET", path, r, tooMany, false)
+	lp := s.limitedPaths()[0]
+	r := s.doRaw(t, http.MethodGet, lp.valid, c)
+	s.checkResponse(t, "GET", lp.valid, r, tooMany, false)
 	wait := time.Duration(s.retryAfter(t, r)) * time.Second
 	if s.target.ExactRetryAfter {
 		// The server counted from a moment between sending and receiving the 429;
 		// counting from the sending is never later than its "one second earlier".
 		time.Sleep(time.Until(r.sent.Add(wait - time.Second)))
-		early := s.doRaw(t, http.MethodGet, path, c)
-		s.checkResponse(t, "GET one second before Retry-After", path, early, tooMany, false)
+		early := s.doRaw(t, http.MethodGet, lp.valid, c)
+		s.checkResponse(t, "GET one second before Retry-After", lp.valid, early, tooMany, false)
 	}
 	time.Sleep(time.Until(r.at.Add(wait)))
-	late := s.doRaw(t, http.MethodGet, path, c)
-	s.checkResponse(t, "GET after Retry-After", path, late, s.matrixExpect(15, 5, s.year), false)
+	late := s.doRaw(t, http.MethodGet, lp.valid, c)
+	s.checkResponse(t, "GET after Retry-After", lp.valid, late, lp.want, false)
 }
 
 // doRaw sends a request as client, outside the suite's shared-bucket budget: the
@@ -849,6 +1254,16 @@ func (s *suite) checkBody(t *testing.T, what string, body []byte, want expect) {
 		s.checkLifePath(t, what, body, want)
 	case kindMatrix:
 		s.checkMatrix(t, what, body, want)
+	case kindLifePathDate:
+		s.checkLifePathDate(t, what, body, want)
+	case kindArcanaList:
+		s.checkArcanaList(t, what, body)
+	case kindArcana:
+		s.checkArcana(t, what, body, want)
+	case kindPositions:
+		s.checkPositions(t, what, body)
+	case kindCompatibility:
+		s.checkCompatibility(t, what, body, want)
 	}
 }
 
@@ -859,11 +1274,12 @@ func (s *suite) checkList(t *testing.T, what string, body []byte) {
 	if err := json.Unmarshal(body, &items); err != nil {
 		t.Fatalf("%s: list: %v", what, err)
 	}
-	if len(items) != len(s.m.Edge.ValidNumbers) {
-		t.Fatalf("%s: %d items, want %d", what, len(items), len(s.m.Edge.ValidNumbers))
+	numbers := s.lifePathNumbers()
+	if len(items) != len(numbers) {
+		t.Fatalf("%s: %d items, want %d", what, len(items), len(numbers))
 	}
 	for i, it := range items {
-		n := s.m.Edge.ValidNumbers[i]
+		n := numbers[i]
 		if it["number"] != float64(n) {
 			t.Errorf("%s: item %d number %v, want %d", what, i, it["number"], n)
 		}
@@ -941,8 +1357,7 @@ func (s *suite) checkMatrix(t *testing.T, what string, body []byte, want expect)
 		Matrix json.RawMessage `json:"matrix"`
 	}
 	_ = json.Unmarshal(body, &raw)
-	keysInOrder(t, what+" matrix", raw.Matrix, "personal", "social", "soul", "body", "spirit", "center", "talents",
-		"karma", "money", "relationships", "destiny", "purpose")
+	keysInOrder(t, what+" matrix", raw.Matrix, positionKeys...)
 	mx, _ := v["matrix"].(map[string]any)
 	for k, pos := range mx {
 		pm, _ := pos.(map[string]any)
@@ -963,6 +1378,194 @@ func (s *suite) checkMatrix(t *testing.T, what string, body []byte, want expect)
 	s.checkLicence(t, what, v)
 }
 
+// lifePathOf is the life path number of a date by the words of docs/design.md §7: all the
+// digits of DD, MM and YYYY summed, then, while above 9 and not 11, 22 or 33, the digits of
+// the sum.
+func lifePathOf(d, m, y int) int {
+	n := 0
+	for _, c := range fmt.Sprintf("%02d%02d%04d", d, m, y) {
+		n += int(c - '0')
+	}
+	for n > 9 && n != 11 && n != 22 && n != 33 {
+		sum := 0
+		for ; n > 0; n /= 10 {
+			sum += n % 10
+		}
+		n = sum
+	}
+	return n
+}
+
+// checkLifePathDate checks the life path record of a date: its number by the rule, the
+// number's item of the tree's list, its source and licence.
+func (s *suite) checkLifePathDate(t *testing.T, what string, body []byte, want expect) {
+	t.Helper()
+	keysInOrder(t, what, body, "input", "number", "life_path", "suggested_citation", "source_url", "license",
+		"license_url", "attribution", "attribution_html", "api_version")
+	var v struct {
+		Input    struct{ Day, Month, Year int } `json:"input"`
+		Number   int                            `json:"number"`
+		LifePath json.RawMessage                `json:"life_path"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	d, m, y := want.date[0], want.date[1], want.date[2]
+	if v.Input.Day != d || v.Input.Month != m || v.Input.Year != y {
+		t.Errorf("%s: input %+v, want %d.%d.%d", what, v.Input, d, m, y)
+	}
+	n := lifePathOf(d, m, y)
+	if v.Number != n {
+		t.Errorf("%s: number %d, the rule gives %d", what, v.Number, n)
+	}
+	list, err := os.ReadFile(filepath.Join(s.target.TreeDir, filepath.FromSlash(manifest.ListFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(list, &items); err != nil {
+		t.Fatalf("%s: %v", manifest.ListFile, err)
+	}
+	i := slices.Index(s.lifePathNumbers(), n)
+	if i < 0 || i >= len(items) || !bytes.Equal(v.LifePath, items[i]) {
+		t.Errorf("%s: life_path %s, want the list's item of %d", what, v.LifePath, n)
+	}
+	var rec map[string]any
+	_ = json.Unmarshal(body, &rec)
+	equal(t, what, rec, "source_url", s.m.SiteURL+"/life-path/"+strconv.Itoa(n))
+	isString(t, what, rec, "suggested_citation")
+	s.checkLicence(t, what, rec)
+}
+
+// positionKeys are the keys of the 12 matrix positions, in the record's order (§5).
+var positionKeys = []string{"personal", "social", "soul", "body", "spirit", "center", "talents",
+	"karma", "money", "relationships", "destiny", "purpose"}
+
+// checkPositions checks /positions: the 12 positions in the matrix record's order.
+func (s *suite) checkPositions(t *testing.T, what string, body []byte) {
+	t.Helper()
+	keysInOrder(t, what, body, "positions", "source_url", "suggested_citation", "license", "license_url", "attribution",
+		"attribution_html", "api_version")
+	var v struct {
+		Positions []json.RawMessage `json:"positions"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if len(v.Positions) != len(positionKeys) {
+		t.Fatalf("%s: %d positions, want %d", what, len(v.Positions), len(positionKeys))
+	}
+	for i, raw := range v.Positions {
+		keysInOrder(t, what+" item", raw, "key", "title", "description")
+		var it map[string]any
+		_ = json.Unmarshal(raw, &it)
+		equal(t, what, it, "key", positionKeys[i])
+		isString(t, what, it, "title")
+		isString(t, what, it, "description")
+	}
+	var rec map[string]any
+	_ = json.Unmarshal(body, &rec)
+	equal(t, what, rec, "source_url", s.m.SiteURL+"/matrix#positions")
+	isString(t, what, rec, "suggested_citation")
+	s.checkLicence(t, what, rec)
+}
+
+// checkCompatibility checks the record of a pair of life path numbers: the canonical pair,
+// a level that is a word and not a score, the texts, the page and the licence.
+func (s *suite) checkCompatibility(t *testing.T, what string, body []byte, want expect) {
+	t.Helper()
+	keysInOrder(t, what, body, "numbers", "level", "level_description", "summary", "strengths", "challenges", "advice",
+		"source_url", "suggested_citation", "license", "license_url", "attribution", "attribution_html", "api_version")
+	var v struct {
+		Numbers    []int    `json:"numbers"`
+		Level      string   `json:"level"`
+		Strengths  []string `json:"strengths"`
+		Challenges []string `json:"challenges"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if len(v.Numbers) != 2 || v.Numbers[0] != want.pair[0] || v.Numbers[1] != want.pair[1] {
+		t.Errorf("%s: numbers %v, want %v", what, v.Numbers, want.pair)
+	}
+	if v.Level == "" || strings.ContainsAny(v.Level, "0123456789%") {
+		t.Errorf("%s: level %q, want a word", what, v.Level)
+	}
+	if len(v.Strengths) == 0 || len(v.Challenges) == 0 || slices.Contains(v.Strengths, "") || slices.Contains(v.Challenges, "") {
+		t.Errorf("%s: strengths %q, challenges %q: want non-empty lists of texts", what, v.Strengths, v.Challenges)
+	}
+	var rec map[string]any
+	_ = json.Unmarshal(body, &rec)
+	for _, k := range []string{"level_description", "summary", "advice", "suggested_citation"} {
+		isString(t, what, rec, k)
+	}
+	equal(t, what, rec, "source_url", fmt.Sprintf("%s/compatibility/%d/%d", s.m.SiteURL, want.pair[0], want.pair[1]))
+	s.checkLicence(t, what, rec)
+}
+
+// arcanaNumbers are the numbers of the arcana route.
+func (s *suite) arcanaNumbers() []int {
+	if r := s.row(manifest.RouteArcana); len(r.Params) > 0 {
+		return r.Params[0].Numbers
+	}
+	return nil
+}
+
+// checkArcanaList checks /arcana: the 22 arcana in order, briefly, with their URLs.
+func (s *suite) checkArcanaList(t *testing.T, what string, body []byte) {
+	t.Helper()
+	keysInOrder(t, what, body, "arcana", "source_url", "suggested_citation", "license", "license_url", "attribution",
+		"attribution_html", "api_version")
+	var v struct {
+		Arcana []json.RawMessage `json:"arcana"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	numbers := s.arcanaNumbers()
+	if len(v.Arcana) != len(numbers) || len(numbers) != 22 {
+		t.Fatalf("%s: %d arcana, the route has %d numbers; want 22", what, len(v.Arcana), len(numbers))
+	}
+	for i, raw := range v.Arcana {
+		keysInOrder(t, what+" item", raw, "number", "name", "keyword", "emoji", "url", "source_url")
+		var it map[string]any
+		_ = json.Unmarshal(raw, &it)
+		n := numbers[i]
+		if it["number"] != float64(n) {
+			t.Errorf("%s: item %d number %v, want %d", what, i, it["number"], n)
+		}
+		for _, k := range []string{"name", "keyword", "emoji"} {
+			isString(t, what, it, k)
+		}
+		equal(t, what, it, "url", s.m.APIBase+"/arcana/"+strconv.Itoa(n))
+		equal(t, what, it, "source_url", s.m.SiteURL+"/arcana/"+strconv.Itoa(n))
+	}
+	var rec map[string]any
+	_ = json.Unmarshal(body, &rec)
+	equal(t, what, rec, "source_url", s.m.SiteURL+"/arcana")
+	isString(t, what, rec, "suggested_citation")
+	s.checkLicence(t, what, rec)
+}
+
+// checkArcana checks the record of one arcanum.
+func (s *suite) checkArcana(t *testing.T, what string, body []byte, want expect) {
+	t.Helper()
+	keysInOrder(t, what, body, "number", "name", "keyword", "emoji", "description", "source_url", "suggested_citation",
+		"license", "license_url", "attribution", "attribution_html", "api_version")
+	var v map[string]any
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if v["number"] != float64(want.number) {
+		t.Errorf("%s: number %v, want %d", what, v["number"], want.number)
+	}
+	for _, k := range []string{"name", "keyword", "emoji", "description", "suggested_citation"} {
+		isString(t, what, v, k)
+	}
+	equal(t, what, v, "source_url", s.m.SiteURL+"/arcana/"+strconv.Itoa(want.number))
+	s.checkLicence(t, what, v)
+}
+
 func (s *suite) checkLicence(t *testing.T, what string, v map[string]any) {
 	t.Helper()
 	equal(t, what, v, "license", "CC-BY 4.0")
@@ -974,41 +1577,53 @@ func (s *suite) checkLicence(t *testing.T, what string, v map[string]any) {
 	}
 }
 
-func checkErrorBody(t *testing.T, what string, body []byte, status int, valid []int) {
+// errorTexts are the error texts of the contract's error keys (docs/design.md §5).
+var errorTexts = map[string]string{
+	manifest.ErrInvalidDate:      "Invalid date",
+	manifest.ErrNumberNotFound:   "Number not found",
+	manifest.ErrArcanaNotFound:   "Arcana not found",
+	manifest.ErrNotFound:         "Not found",
+	manifest.ErrMethodNotAllowed: "Method not allowed",
+	manifest.ErrTooManyRequests:  "Too many requests",
+	manifest.ErrInternal:         "Internal error",
+}
+
+// checkErrorBody checks the fields of an error body: its text (for the contract's keys),
+// its status, a message, and valid_numbers when the error lists them (valid: the numbers
+// of the routes that answer it), always for Number not found.
+func checkErrorBody(t *testing.T, what string, body []byte, key string, status int, valid []int) {
 	t.Helper()
 	var v map[string]any
 	if err := json.Unmarshal(body, &v); err != nil {
 		t.Fatalf("%s: error body: %v", what, err)
 	}
-	texts := map[int]string{400: "Invalid date", 405: "Method not allowed", 429: "Too many requests", 500: "Internal error"}
-	want, ok := texts[status]
-	if status == 404 {
-		want, ok = "Not found", true
-		if _, has := v["valid_numbers"]; has {
-			want = "Number not found"
-		}
-	}
-	if ok {
+	if want, ok := errorTexts[key]; ok {
 		equal(t, what, v, "error", want)
+	} else {
+		isString(t, what, v, "error")
 	}
 	if v["status"] != float64(status) {
 		t.Errorf("%s: status field %v, want %d", what, v["status"], status)
 	}
 	isString(t, what, v, "message")
-	if want == "Number not found" {
-		nums, _ := v["valid_numbers"].([]any)
-		got := make([]int, 0, len(nums))
-		for _, n := range nums {
-			f, _ := n.(float64)
-			got = append(got, int(f))
-		}
-		if !slices.Equal(got, valid) {
-			t.Errorf("%s: valid_numbers %v, want %v", what, got, valid)
-		}
-		keysInOrder(t, what, body, "error", "status", "message", "valid_numbers")
-	} else {
-		keysInOrder(t, what, body, "error", "status", "message")
+	_, has := v["valid_numbers"]
+	if (key == manifest.ErrNumberNotFound || key == manifest.ErrArcanaNotFound) && !has {
+		t.Errorf("%s: %s without valid_numbers", what, errorTexts[key])
 	}
+	if !has {
+		keysInOrder(t, what, body, "error", "status", "message")
+		return
+	}
+	nums, _ := v["valid_numbers"].([]any)
+	got := make([]int, 0, len(nums))
+	for _, n := range nums {
+		f, _ := n.(float64)
+		got = append(got, int(f))
+	}
+	if !slices.Equal(got, valid) {
+		t.Errorf("%s: valid_numbers %v, want %v", what, got, valid)
+	}
+	keysInOrder(t, what, body, "error", "status", "message", "valid_numbers")
 }
 
 func isString(t *testing.T, what string, v map[string]any, k string) {

@@ -2,30 +2,42 @@ package conformance
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/opennumerology/numerology/generator/manifest"
 )
 
-// pageCase is a request for a human page and what both edges must answer: the semantics of
+// pageCase is a request for a non-API path and what both edges must answer: the semantics of
 // Cloudflare's assets with html_handling "auto-trailing-slash" and not_found_handling
-// "404-page", which is production. A page x.html is served at /x and a folder's index.html
-// at /folder/; their other spellings answer 307 to that path; an unknown path answers the
-// tree's 404.html with status 404.
+// "404-page", which is production (the asset worker of workers-sdk's workers-shared). A
+// page x.html is served at /x and a folder's index.html at /folder/; their other spellings,
+// and any path not in its canonical percent-encoding, answer 307 to the canonical path; an
+// unknown path answers the tree's 404.html with status 404; .assetsignore, _headers and
+// _redirects are never served. Every answer carries the headers of the tree's _headers
+// rules that match its path, and a file's answer the assets' Cache-Control unless a rule
+// sets another.
 type pageCase struct {
 	name     string
 	method   string
 	path     string
 	status   int
-	file     string // 200, 404: the tree file of the body
+	file     string // 200, 404: the tree file of the body ("" for a 404 without 404.html)
 	location string // 307: the Location
+	ctype    string // 200, 404: the Content-Type's prefix; "" for text/html
 }
 
-// pageCases are built from the pages the tree holds, so the suite fits any tree.
+// assetCache is the Cache-Control of Cloudflare's assets when no _headers rule sets one.
+const assetCache = "public, max-age=0, must-revalidate"
+
+// pageCases are built from the files the tree holds, so the suite fits any tree.
 func (s *suite) pageCases() []pageCase {
 	has := func(f string) bool { _, ok := s.files[f]; return ok }
 	var cases []pageCase
@@ -36,6 +48,7 @@ func (s *suite) pageCases() []pageCase {
 			pageCase{name: "index", path: "/index", status: 307, location: "/"},
 			pageCase{name: "index.html", path: "/index.html", status: 307, location: "/"},
 			pageCase{name: "index with a query", path: "/index?a=1", status: 307, location: "/?a=1"},
+			pageCase{name: "POST root", method: http.MethodPost, path: "/", status: 405},
 		)
 	}
 	// A page with a folder of the same name (life-path.html and life-path/7.html).
@@ -59,41 +72,97 @@ func (s *suite) pageCases() []pageCase {
 			pageCase{name: "page.html", path: "/" + base + ".html", status: 307, location: "/" + base},
 			pageCase{name: "page with a slash", path: "/" + base + "/", status: 307, location: "/" + base},
 			pageCase{name: "page/index", path: "/" + base + "/index", status: 307, location: "/" + base},
+			pageCase{name: "page, percent-encoded", path: "/" + pctFirst(base), status: 307, location: "/" + base},
 			pageCase{name: "nested page", path: "/" + child, status: 200, file: child + ".html"},
 			pageCase{name: "nested page.html", path: "/" + child + ".html", status: 307, location: "/" + child},
 			pageCase{name: "nested page with a slash", path: "/" + child + "/", status: 307, location: "/" + child},
 		)
 		break
 	}
+	notFound := ""
 	if has(manifest.NotFoundPage) {
+		notFound = manifest.NotFoundPage
 		cases = append(cases,
-			pageCase{name: "unknown page", path: "/no-such-page", status: 404, file: manifest.NotFoundPage},
-			pageCase{name: "unknown nested page", path: "/no/such/page.html", status: 404, file: manifest.NotFoundPage},
+			pageCase{name: "unknown page", path: "/no-such-page", status: 404, file: notFound},
+			pageCase{name: "unknown nested page", path: "/no/such/page.html", status: 404, file: notFound},
+			// Cloudflare redirects to the canonical encoding before it looks for the page.
+			pageCase{name: "unknown page, percent-encoded", path: "/no%2Dsuch-page", status: 307, location: "/no-such-page"},
+		)
+	}
+	// The files that configure the assets are never assets themselves.
+	for _, f := range []string{manifest.AssetsIgnoreFile, manifest.HeadersFile, "_redirects"} {
+		cases = append(cases, pageCase{name: "never served: " + f, path: "/" + f, status: 404, file: notFound})
+	}
+	cases = append(cases, pageCase{name: "manifest.json", path: "/" + manifest.FileName, status: 200, file: manifest.FileName, ctype: "application/json"})
+	for _, f := range s.m.Files {
+		if strings.HasPrefix(f.Path, manifest.DownloadsDir+"/") {
+			cases = append(cases, pageCase{name: "download", path: "/" + f.Path, status: 200, file: f.Path, ctype: "-"})
+			break
+		}
+	}
+	cases = append(cases, pageCase{name: "unknown download", path: "/" + manifest.DownloadsDir + "/no-such-file", status: 404, file: notFound})
+	if plain := s.plainFile(); plain != "" {
+		cases = append(cases,
+			pageCase{name: "file, percent-encoded", path: "/" + pctFirst(plain), status: 307, location: "/" + plain},
+			pageCase{name: "file, percent-encoded, with a query", path: "/" + pctFirst(plain) + "?a=1", status: 307, location: "/" + plain + "?a=1"},
+			// The runtime's URL parser resolves dot segments before the assets see the path.
+			pageCase{name: "file, dot segments", path: "/no-such-folder/../" + plain, status: 200, file: plain, ctype: "-"},
 		)
 	}
 	return cases
 }
 
-// checkPage sends a page case and checks status, Location, Content-Type and body.
+// plainFile is a file at the tree's root that is served at its own name (llms.txt,
+// robots.txt), "" when there is none.
+func (s *suite) plainFile() string {
+	for _, f := range s.m.Files {
+		switch {
+		case strings.Contains(f.Path, "/"), strings.HasSuffix(f.Path, ".html"), f.Path == manifest.HeadersFile,
+			f.Path == manifest.AssetsIgnoreFile, f.Path[0] < 'a' || f.Path[0] > 'z':
+			continue
+		}
+		return f.Path
+	}
+	return ""
+}
+
+// pctFirst percent-encodes the first character of a name ("llms.txt" → "%6Clms.txt").
+func pctFirst(name string) string { return fmt.Sprintf("%%%02X", name[0]) + name[1:] }
+
+// checkPage sends a page case and checks status, Location, headers, Content-Type and body.
 func (s *suite) checkPage(t *testing.T, c pageCase) {
 	t.Helper()
 	method := c.method
 	if method == "" {
 		method = http.MethodGet
 	}
-	r := s.send(t, method, c.path, nil, "")
+	r := s.sendPage(t, method, c.path, nil)
 	what := method + " " + c.path
 	if r.status != c.status {
 		t.Fatalf("%s: status %d, want %d (Location %q)", what, r.status, c.status, r.header.Get("Location"))
 	}
+	if c.status == 405 {
+		return
+	}
+	s.checkAssetHeaders(t, what, c.path, r.header, c.status != 307)
 	if c.status == 307 {
 		if got := r.header.Get("Location"); got != c.location {
 			t.Errorf("%s: Location %q, want %q", what, got, c.location)
 		}
 		return
 	}
-	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
-		t.Errorf("%s: Content-Type %q, want text/html", what, ct)
+	if c.file == "" {
+		return
+	}
+	ctype := c.ctype
+	if ctype == "" {
+		ctype = "text/html"
+	}
+	if ct := r.header.Get("Content-Type"); ctype != "-" && !strings.HasPrefix(ct, ctype) {
+		t.Errorf("%s: Content-Type %q, want %s", what, ct, ctype)
+	}
+	if r.header.Get("ETag") == "" {
+		t.Errorf("%s: no ETag", what)
 	}
 	if method == http.MethodHead {
 		if len(r.body) != 0 {
@@ -110,10 +179,151 @@ func (s *suite) checkPage(t *testing.T, c pageCase) {
 	}
 }
 
+// checkAssetHeaders checks the headers of the _headers rules matching path and, for a
+// file's answer, the Cache-Control.
+func (s *suite) checkAssetHeaders(t *testing.T, what, path string, h http.Header, file bool) {
+	t.Helper()
+	want := s.ruleHeaders(path)
+	if _, ok := want["Cache-Control"]; !ok && file {
+		want["Cache-Control"] = assetCache
+	}
+	for k, v := range want {
+		if got := h.Values(k); len(got) != 1 || got[0] != v {
+			t.Errorf("%s: %s %q, want %q (the tree's _headers, or the assets' default)", what, k, got, v)
+		}
+	}
+}
+
+// ruleHeaders are the headers the tree's _headers rules give a path, as Cloudflare applies
+// them: every rule matching the path, in the file's order ("*" matches anything), the first
+// to set a header replacing it and later ones appending. The generator writes literal paths
+// and trailing wildcards only.
+func (s *suite) ruleHeaders(path string) map[string]string {
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		path = path[:i]
+	}
+	out := map[string]string{}
+	b, err := os.ReadFile(filepath.Join(s.target.TreeDir, manifest.HeadersFile))
+	if err != nil {
+		return out
+	}
+	match := false
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "" || line[0] == '#':
+		case line[0] == '/':
+			parts := strings.Split(line, "*")
+			for i := range parts {
+				parts[i] = regexp.QuoteMeta(parts[i])
+			}
+			match = regexp.MustCompile("^" + strings.Join(parts, ".*") + "$").MatchString(path)
+		case match:
+			k, v, ok := strings.Cut(line, ":")
+			if !ok {
+				continue
+			}
+			k, v = http.CanonicalHeaderKey(strings.TrimSpace(k)), strings.TrimSpace(v)
+			if old, ok := out[k]; ok {
+				v = old + ", " + v
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// sendPage sends a raw request target with the given request headers (several values of
+// one header go as several lines).
+func (s *suite) sendPage(t *testing.T, method, raw string, header http.Header) response {
+	t.Helper()
+	req, err := http.NewRequest(method, s.target.BaseURL+"/", nil)
+	if err != nil {
+		t.Fatalf("new request: %v", err)
+	}
+	req.URL = &url.URL{Scheme: s.base.Scheme, Host: s.base.Host, Opaque: raw}
+	for k, vs := range header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	if s.target.ClientHeader != "" {
+		req.Header.Set(s.target.ClientHeader, s.clientAddr())
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, raw, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: read body: %v", method, raw, err)
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: body}
+}
+
+// testPageConditional checks If-None-Match on the assets as Cloudflare's asset worker
+// answers it: 304 only when the header is exactly the answer's ETag or its weak form; a
+// list, "*", or the ETag in a second header line get the whole answer. The 404 page has an
+// ETag of its own and answers 304 to it too.
+func (s *suite) testPageConditional(t *testing.T) {
+	paths := []string{"/"}
+	if plain := s.plainFile(); plain != "" {
+		paths = append(paths, "/"+plain)
+	}
+	if _, ok := s.files[manifest.NotFoundPage]; ok {
+		paths = append(paths, "/no-such-page")
+	}
+	for _, p := range paths {
+		t.Run(p, func(t *testing.T) {
+			s.parallel(t)
+			first := s.sendPage(t, http.MethodGet, p, nil)
+			etag := first.header.Get("ETag")
+			if etag == "" || !strings.HasPrefix(etag, `"`) {
+				t.Fatalf("GET %s: ETag %q, want a strong ETag", p, etag)
+			}
+			cases := []struct {
+				name   string
+				values []string
+				status int
+			}{
+				{"its ETag", []string{etag}, 304},
+				{"its weak ETag", []string{"W/" + etag}, 304},
+				{"a list holding it", []string{`"0000", ` + etag}, first.status},
+				{"a list starting with it", []string{etag + `, "0000"`}, first.status},
+				{"star", []string{"*"}, first.status},
+				{"another ETag", []string{`"0000"`}, first.status},
+				{"two lines, the second its ETag", []string{`"0000"`, etag}, first.status},
+			}
+			for _, c := range cases {
+				r := s.sendPage(t, http.MethodGet, p, http.Header{"If-None-Match": c.values})
+				what := fmt.Sprintf("GET %s, If-None-Match %q", p, c.values)
+				if r.status != c.status {
+					t.Errorf("%s: status %d, want %d", what, r.status, c.status)
+					continue
+				}
+				if r.status == 304 {
+					if got := r.header.Get("ETag"); got != etag {
+						t.Errorf("%s: ETag %q, want %q", what, got, etag)
+					}
+					if got, want := r.header.Get("Cache-Control"), first.header.Get("Cache-Control"); got != want {
+						t.Errorf("%s: Cache-Control %q, want the answer's %q", what, got, want)
+					}
+					if len(r.body) != 0 {
+						t.Errorf("%s: 304 with a body of %d bytes", what, len(r.body))
+					}
+				} else if !bytes.Equal(r.body, first.body) {
+					t.Errorf("%s: body differs from the unconditional answer", what)
+				}
+			}
+		})
+	}
+}
+
 // testPages runs the page cases.
 func (s *suite) testPages(t *testing.T) {
 	cases := s.pageCases()
-	if len(cases) == 0 {
+	if _, ok := s.files["index.html"]; !ok {
 		t.Fatal("the tree holds no pages to check")
 	}
 	for _, c := range cases {
@@ -122,4 +332,5 @@ func (s *suite) testPages(t *testing.T) {
 			s.checkPage(t, c)
 		})
 	}
+	t.Run("If-None-Match", s.testPageConditional)
 }

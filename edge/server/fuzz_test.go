@@ -54,11 +54,11 @@ func FuzzHandler(f *testing.F) {
 	}
 	f.Cleanup(func() { h.Close() })
 	open := h.open
-	h.open = func(name string) (*os.File, error) {
+	h.open = func(t *tree, name string) (*os.File, error) {
 		if _, ok := files[name]; !ok && name != manifest.FileName {
 			panic("opened a file outside the manifest: " + name)
 		}
-		return open(name)
+		return open(t, name)
 	}
 	f.Fuzz(func(t *testing.T, method, target string) {
 		if method == "" {

@@ -1,8 +1,9 @@
 // Package server serves a generated out/ tree over HTTP with the full API semantics of
 // docs/design.md §3–§5: routing on the raw path, the header sets and prebuilt error bodies of the
 // manifest, ETag and If-None-Match, CORS preflight and the per-client rate limit of the
-// matrix route. It is the local server behind `numerology serve` and the reference the
-// Cloudflare Worker is checked against (see edge/conformance).
+// rate-limited routes. It is the local server behind `numerology serve` and the reference
+// the Cloudflare Worker is checked against (see edge/conformance). Everything it knows of
+// the routes, their parameters, errors and limits comes from the manifest's edge config.
 package server
 
 import (
@@ -10,7 +11,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/internal/contract"
 )
 
 // Options configures a Handler.
@@ -32,8 +33,8 @@ type Options struct {
 	Dir string
 	// Manifest is the tree's manifest; nil means load Dir/manifest.json.
 	Manifest *manifest.Manifest
-	// RateLimit is how many matrix requests one client may make per RateWindow; 0 turns
-	// the limit off.
+	// RateLimit is how many requests to the rate-limited routes (together) one client may
+	// make per RateWindow; 0 turns the limit off.
 	RateLimit  int
 	RateWindow time.Duration
 	// RateClients bounds the clients the limiter tracks (DefaultRateClients when 0).
@@ -67,9 +68,11 @@ type Handler struct {
 	ipv6Bits   int
 	log        *slog.Logger
 	accessLog  bool
-	// open opens a tree file by its path relative to the tree; tests wrap it to watch
-	// that nothing outside the manifest is read.
-	open func(name string) (*os.File, error)
+	// open opens a file of a tree by its path relative to the tree; tests wrap it to
+	// watch that nothing outside the manifest is read.
+	open func(t *tree, name string) (*os.File, error)
+	// slots bounds the tree files open at once (FileSlots).
+	slots chan struct{}
 	// reloads counts the trees loaded after the first; tests wait on it.
 	reloads  atomic.Int64
 	reloadMu sync.Mutex
@@ -99,11 +102,13 @@ func New(opts Options) (*Handler, error) {
 		log:        opts.Logger,
 		accessLog:  opts.AccessLog && opts.Logger != nil,
 		stopWatch:  func() {},
+		open:       (*tree).openFile,
+		slots:      make(chan struct{}, FileSlots),
 	}
-	h.open = func(name string) (*os.File, error) { return os.Open(h.dir + "/" + name) }
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
+	t.open(opts.Dir, h.log)
 	if h.ipv6Bits <= 0 || h.ipv6Bits > 128 {
 		h.ipv6Bits = 64
 	}
@@ -152,8 +157,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength != 0 {
 		// No route reads a body. Closing the connection after the answer spares net/http
 		// reading the body first, which for a body that never comes held the answer
-		// until ReadTimeout.
+		// until ReadTimeout; the past read deadline keeps net/http from waiting for the
+		// body after the answer too (it drains a small one to keep the connection), so
+		// the connection's slot is free at once.
 		w.Header()["Connection"] = []string{"close"}
+		http.NewResponseController(w).SetReadDeadline(time.Unix(1, 0))
 	}
 	t := h.cur.Load()
 	p := rawPath(r)
@@ -169,12 +177,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.limiter != nil && t.router.isRateLimited(p) {
 		if ok, retry := h.limiter.Allow(h.client(r)); !ok {
 			w.Header()["Retry-After"] = []string{strconv.Itoa(retry)}
-			writeError(w, r, t, manifest.ErrTooManyRequests)
+			writeError(w, r, t, t.edgeErrs.TooManyRequests)
 			return
 		}
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		writeError(w, r, t, manifest.ErrMethodNotAllowed)
+		writeError(w, r, t, t.edgeErrs.MethodNotAllowed)
 		return
 	}
 	rt := t.router.match(p)
@@ -191,10 +199,12 @@ func (h *Handler) serveRecord(w http.ResponseWriter, r *http.Request, t *tree, r
 	e := t.routed[rt.key]
 	if e == nil {
 		h.log.Error("route file not in the tree", "file", t.router.treeFile(rt.key), "path", r.RequestURI)
-		writeError(w, r, t, manifest.ErrInternal)
+		writeError(w, r, t, t.edgeErrs.Internal)
 		return
 	}
-	body, err := h.body(t, e)
+	buf := bodyBufs.Get().(*[]byte)
+	defer bodyBufs.Put(buf)
+	body, err := h.body(t, e, *buf)
 	if errors.Is(err, errChanged) || errors.Is(err, fs.ErrNotExist) {
 		if nt := h.refresh(t); nt != t {
 			// The tree was regenerated: answer from the new one, routed by its own table.
@@ -208,7 +218,7 @@ func (h *Handler) serveRecord(w http.ResponseWriter, r *http.Request, t *tree, r
 	}
 	if err != nil {
 		h.log.Error("read route file", "file", e.path, "err", err)
-		writeError(w, r, t, manifest.ErrInternal)
+		writeError(w, r, t, t.edgeErrs.Internal)
 		return
 	}
 	hd := w.Header()
@@ -230,39 +240,56 @@ func (h *Handler) serveRecord(w http.ResponseWriter, r *http.Request, t *tree, r
 // errChanged reports a file whose content is not the one its manifest lists.
 var errChanged = errors.New("differs from the manifest's sha256 and size (regenerate the tree)")
 
-// body returns the content of a tree file, from the cache when it holds it. A body read
-// from disk is returned only when its size and sha256 are the manifest's, so the ETag
-// answered with it is always its own (errChanged otherwise).
-func (h *Handler) body(t *tree, e *entry) ([]byte, error) {
+// body returns the content of a tree file, from the cache when it holds it and the file is
+// still the one it was read from (a body stored against a dictionary is decoded into buf).
+// A body read from disk is returned only when its size and sha256 are the manifest's, so
+// the ETag answered with it is always its own (errChanged otherwise).
+func (h *Handler) body(t *tree, e *entry, buf []byte) ([]byte, error) {
 	var gen uint64
 	if t.cache != nil {
-		if b := e.cached.Load(); b != nil {
-			return *b, nil
+		if c, ok := t.cache.get(e); ok {
+			// A write through mmap reaches no file watch: the file's identity tells.
+			if id, err := t.statFile(e.path); err == nil && id == c.id {
+				if b := c.body(buf); len(b) == c.size {
+					return b, nil
+				}
+			}
+			t.cache.remove(e)
 		}
 		gen = t.cache.gen.Load()
 	}
-	b := make([]byte, e.size+1)
-	f, err := h.open(e.path)
+	b, id, err := h.readRecord(t, e)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	n, err := io.ReadFull(f, b)
-	switch {
-	case int64(n) != e.size || err == nil:
-		return nil, fmt.Errorf("%s: %w", e.path, errChanged)
-	case err != io.ErrUnexpectedEOF && err != io.EOF:
-		return nil, err
-	}
-	b = b[:n:n]
-	if sha256.Sum256(b) != e.sum {
-		return nil, fmt.Errorf("%s: %w", e.path, errChanged)
-	}
 	if t.cache != nil {
-		t.cache.put(e, b, gen)
+		t.cache.put(e, id, b, gen, func(s *entry) []byte {
+			b, _, _ := h.readRecord(t, s)
+			return b
+		})
 	}
 	return b, nil
 }
+
+// readRecord reads a tree file whose size and sha256 must be the manifest's (errChanged
+// otherwise). Nothing is allocated from the manifest's size before the file's own size
+// agrees with it.
+func (h *Handler) readRecord(t *tree, e *entry) ([]byte, fileID, error) {
+	b, id, err := h.readWhole(t, e.path, min(e.size, contract.MaxAssetSize))
+	switch {
+	case errors.Is(err, errTooLarge):
+		return nil, id, fmt.Errorf("%s: %w", e.path, errChanged)
+	case err != nil:
+		return nil, id, err
+	case int64(len(b)) != e.size || sha256.Sum256(b) != e.sum:
+		return nil, id, fmt.Errorf("%s: %w", e.path, errChanged)
+	}
+	return b, id, nil
+}
+
+// bodyBufs are the buffers cached bodies are decoded into, one per answer in flight; a body
+// that does not fit gets a buffer of its own.
+var bodyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
 
 // etagOf is the strong ETag of body.
 func etagOf(body []byte) []string {
@@ -270,9 +297,13 @@ func etagOf(body []byte) []string {
 	return []string{manifest.ETag(hex.EncodeToString(sum[:]))}
 }
 
-// writeError writes a prebuilt error answer.
+// writeError writes a prebuilt error answer. The tree holds every key a route or the edge
+// can name (the config is checked when the tree is loaded); any other is a 500.
 func writeError(w http.ResponseWriter, r *http.Request, t *tree, key string) {
 	e := t.errs[key]
+	if e == nil {
+		e = t.errs[t.edgeErrs.Internal]
+	}
 	copyHeader(w.Header(), e.hdr)
 	w.WriteHeader(e.status)
 	if r.Method != http.MethodHead {
@@ -286,37 +317,27 @@ func copyHeader(dst, src http.Header) {
 	}
 }
 
-// etagMatch reports whether an If-None-Match header matches etag, by the weak comparison
-// of RFC 9110 §13.1.2: W/ prefixes are ignored, "*" matches any.
+// etagMatch reports whether an If-None-Match header matches etag (docs/design.md §4): an
+// element of its comma-separated lists, OWS trimmed, matches when it is "*" or etag, strong
+// or weak (the weak comparison of RFC 9110 §13.1.2); any other element matches nothing. The
+// worker reads the header the same way (edge/testdata/vectors.json checks both).
 func etagMatch(values []string, etag string) bool {
 	for _, v := range values {
-		for {
-			v = strings.TrimLeft(v, " \t,")
-			if v == "" {
-				break
-			}
-			if v[0] == '*' {
+		for v != "" {
+			var elem string
+			elem, v, _ = strings.Cut(v, ",")
+			elem = strings.Trim(elem, " \t")
+			if elem == "*" || strings.TrimPrefix(elem, "W/") == etag {
 				return true
 			}
-			v = strings.TrimPrefix(v, "W/")
-			if v == "" || v[0] != '"' {
-				break // malformed: ignore the rest of this value
-			}
-			end := strings.IndexByte(v[1:], '"')
-			if end < 0 {
-				break
-			}
-			if v[:end+2] == etag {
-				return true
-			}
-			v = v[end+2:]
 		}
 	}
 	return false
 }
 
-// rawPath is the request target's path exactly as sent: no cleaning, no unescaping, without
-// the query.
+// rawPath is the request target's path as the Workers runtime hands it to the worker: dot
+// segments and backslashes resolved as a URL parser does (resolvePath), nothing unescaped,
+// without the query and the fragment.
 func rawPath(r *http.Request) string {
 	u := r.RequestURI
 	if u == "" {
@@ -329,16 +350,16 @@ func rawPath(r *http.Request) string {
 			return u
 		}
 		rest := u[i+3:]
-		j := strings.IndexAny(rest, "/?")
-		if j < 0 || rest[j] == '?' {
+		j := strings.IndexAny(rest, "/?#")
+		if j < 0 || rest[j] != '/' {
 			return "/"
 		}
 		u = rest[j:]
 	}
-	if i := strings.IndexByte(u, '?'); i >= 0 {
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
 		u = u[:i]
 	}
-	return u
+	return resolvePath(u)
 }
 
 // client is the rate limiter's key of the request's client.
@@ -347,16 +368,8 @@ func (h *Handler) client(r *http.Request) netip.Addr {
 		// The proxy in front appends its line (and its element) last; earlier lines and
 		// elements are the client's to choose.
 		if vs := r.Header.Values(h.trust); len(vs) > 0 {
-			v := vs[len(vs)-1]
-			if i := strings.LastIndexByte(v, ','); i >= 0 {
-				v = v[i+1:]
-			}
-			v = strings.TrimSpace(v)
-			if a, err := netip.ParseAddr(v); err == nil {
-				return ClientKey(a, h.ipv6Bits)
-			}
-			if ap, err := netip.ParseAddrPort(v); err == nil {
-				return ClientKey(ap.Addr(), h.ipv6Bits)
+			if k, ok := headerClientKey(vs[len(vs)-1], h.ipv6Bits); ok {
+				return k
 			}
 		}
 	}
@@ -395,7 +408,11 @@ func CheckTree(dir string, m *manifest.Manifest) error {
 	for _, e := range m.Edge.Errors {
 		paths = append(paths, e.File)
 	}
-	paths = append(paths, manifest.ListFile)
+	for _, r := range m.Edge.Routes {
+		if len(r.Params) == 0 {
+			paths = append(paths, r.File)
+		}
+	}
 	if n := len(m.Files); n > 0 {
 		step := max(n/sample, 1)
 		for i := 0; i < n; i += step {

@@ -3,12 +3,13 @@ package server
 import (
 	"hash/maphash"
 	"net/netip"
+	"strings"
 	"sync"
 	"time"
 )
 
 // limiterShards is the number of independently locked parts of the client table.
-const limiterShards = 64
+const limiterShards = 256
 
 // DefaultRateClients is the default bound on the clients the limiter tracks at once.
 const DefaultRateClients = 100_000
@@ -17,12 +18,15 @@ const DefaultRateClients = 100_000
 // admitted when fewer than Limit requests of the same client were admitted in the Window
 // before it. Denied requests are not counted.
 //
-// Memory is bounded: at most MaxClients clients are tracked, each holding up to Limit
-// timestamps of 8 bytes in a ring (about Limit*8 + 150 bytes per client). A client whose
-// newest request is older than the window is forgotten when its shard is swept (at most once
-// per window per shard) or when the table needs room. When the table is full, the least
-// recently seen of a few sampled clients is evicted, so an attacker with more addresses than
-// MaxClients can reset the counters of others; that is the price of the bound.
+// Memory is bounded: at most MaxClients clients are tracked, each taking about 190 bytes
+// (a slot holding its first few timestamps, and its index entry), plus a ring of Limit
+// timestamps of 8 bytes for a client that sends more. A client whose newest request is
+// older than the window is forgotten when its shard is swept (at most once per window per
+// shard) or when the table needs room. When a shard is full, a new client takes the slot of
+// an expired client, or else of the first client not seen again since it came or since the
+// clock hand last passed it (CLOCK, an approximation of least recently used); so an
+// attacker with more addresses than MaxClients can reset the counters of others: that is
+// the price of the bound. The table holds no pointers, so the collector does not scan it.
 type Limiter struct {
 	limit    int
 	window   int64 // nanoseconds
@@ -35,16 +39,31 @@ type Limiter struct {
 
 type limiterShard struct {
 	mu        sync.Mutex
-	clients   map[netip.Addr]*clientWindow
+	index     map[[16]byte]int32 // client → slot
+	slots     []clientSlot       // up to perShard
+	free      []int32            // slots of forgotten clients
+	hand      int                // the CLOCK hand over slots
+	rings     []int64            // the rings of busy clients, limit timestamps each
+	freeRings []int32            // rings of forgotten clients
 	lastSweep int64
 }
 
-// clientWindow holds the times of the admitted requests of one client in the last window,
-// oldest first from head, as nanoseconds since the limiter's base time.
-type clientWindow struct {
-	times []int64
-	head  int // index of the oldest time when len(times) == limit
-	last  int64
+// inlineTimes is how many timestamps a client holds without a ring of its own.
+const inlineTimes = 4
+
+// clientSlot holds the times of the admitted requests of one client in the last window, as
+// nanoseconds since the limiter's base time, in admission order: in inline while there are
+// at most inlineTimes, then in a ring of the shard's rings (ring is its index plus one).
+// Once limit times are held, head indexes the oldest.
+type clientSlot struct {
+	key    [16]byte
+	last   int64
+	n      int32
+	head   int32
+	ring   int32
+	used   bool
+	seen   bool // since the clock hand last passed
+	inline [inlineTimes]int64
 }
 
 // NewLimiter returns a limiter admitting limit requests per window per client, tracking at
@@ -57,10 +76,7 @@ func NewLimiter(limit int, window time.Duration, maxClients int, now func() time
 	if maxClients <= 0 {
 		maxClients = DefaultRateClients
 	}
-	per := (maxClients + limiterShards - 1) / limiterShards
-	if per < 1 {
-		per = 1
-	}
+	per := max((maxClients+limiterShards-1)/limiterShards, 1)
 	l := &Limiter{
 		limit:    limit,
 		window:   int64(window),
@@ -70,7 +86,7 @@ func NewLimiter(limit int, window time.Duration, maxClients int, now func() time
 		seed:     maphash.MakeSeed(),
 	}
 	for i := range l.shards {
-		l.shards[i].clients = make(map[netip.Addr]*clientWindow)
+		l.shards[i].index = make(map[[16]byte]int32)
 	}
 	return l
 }
@@ -84,7 +100,7 @@ func (l *Limiter) Len() int {
 	for i := range l.shards {
 		s := &l.shards[i]
 		s.mu.Lock()
-		n += len(s.clients)
+		n += len(s.index)
 		s.mu.Unlock()
 	}
 	return n
@@ -94,75 +110,162 @@ func (l *Limiter) Len() int {
 // retryAfter is the whole number of seconds (≥ 1) after which a request will be.
 func (l *Limiter) Allow(client netip.Addr) (ok bool, retryAfter int) {
 	now := int64(l.now().Sub(l.base))
-	s := &l.shards[maphash.Comparable(l.seed, client)%limiterShards]
+	key := client.As16()
+	s := &l.shards[maphash.Comparable(l.seed, key)%limiterShards]
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if now-s.lastSweep >= l.window {
 		s.sweep(now, l.window)
 	}
-	c := s.clients[client]
-	if c == nil {
-		if len(s.clients) >= l.perShard {
-			s.evict(now, l.window)
-		}
-		c = &clientWindow{}
-		s.clients[client] = c
+	i, ok := s.index[key]
+	if !ok {
+		i = s.take(now, l.window, l.perShard)
+		s.slots[i] = clientSlot{key: key, used: true}
+		s.index[key] = i
 	}
+	c := &s.slots[i]
+	// A client is marked seen from its second request on: addresses used once (a flood of
+	// fresh ones) make room for each other before clients that come back.
+	c.seen = ok
 	c.last = now
-	if len(c.times) < l.limit {
-		c.times = append(c.times, now)
-		return true, 0
-	}
-	oldest := c.times[c.head]
-	if expiry := oldest + l.window; expiry > now {
-		wait := expiry - now
+	if wait := s.admit(c, now, l.window, l.limit); wait > 0 {
 		return false, int((wait + int64(time.Second) - 1) / int64(time.Second))
 	}
-	c.times[c.head] = now
-	c.head = (c.head + 1) % l.limit
 	return true, 0
+}
+
+// admit records a request of c at now and returns 0, or when limit requests were admitted
+// in the window before now, how long until the oldest leaves it.
+func (s *limiterShard) admit(c *clientSlot, now, window int64, limit int) int64 {
+	if int(c.n) < limit {
+		if int(c.n) < inlineTimes {
+			c.inline[c.n] = now
+		} else {
+			if c.ring == 0 {
+				c.ring = s.newRing(limit)
+				copy(s.ring(c, limit), c.inline[:])
+			}
+			s.ring(c, limit)[c.n] = now
+		}
+		c.n++
+		return 0
+	}
+	times := c.inline[:min(limit, inlineTimes)]
+	if c.ring != 0 {
+		times = s.ring(c, limit)
+	}
+	if expiry := times[c.head] + window; expiry > now {
+		return expiry - now
+	}
+	times[c.head] = now
+	c.head = (c.head + 1) % int32(limit)
+	return 0
+}
+
+// ring is the ring of a busy client.
+func (s *limiterShard) ring(c *clientSlot, limit int) []int64 {
+	i := int(c.ring-1) * limit
+	return s.rings[i : i+limit : i+limit]
+}
+
+// newRing returns a free ring (index plus one).
+func (s *limiterShard) newRing(limit int) int32 {
+	if n := len(s.freeRings); n > 0 {
+		r := s.freeRings[n-1]
+		s.freeRings = s.freeRings[:n-1]
+		return r
+	}
+	s.rings = append(s.rings, make([]int64, limit)...)
+	return int32(len(s.rings) / limit)
+}
+
+// forget frees the slot of a client that leaves, and its ring.
+func (s *limiterShard) forget(c *clientSlot) {
+	delete(s.index, c.key)
+	if c.ring != 0 {
+		s.freeRings = append(s.freeRings, c.ring)
+	}
+	*c = clientSlot{}
+}
+
+// take returns a slot for a new client: a free one, a new one while the shard is below its
+// bound, else an evicted one.
+func (s *limiterShard) take(now, window int64, bound int) int32 {
+	if n := len(s.free); n > 0 {
+		i := s.free[n-1]
+		s.free = s.free[:n-1]
+		return i
+	}
+	if len(s.slots) < bound {
+		if s.slots == nil {
+			// Its whole bound at once: pages not yet touched cost no memory, and the
+			// slots never move.
+			s.slots = make([]clientSlot, 0, bound)
+		}
+		s.slots = append(s.slots, clientSlot{})
+		return int32(len(s.slots) - 1)
+	}
+	for range 2*len(s.slots) + 1 {
+		i := s.hand
+		s.hand = (s.hand + 1) % len(s.slots)
+		c := &s.slots[i]
+		if c.seen && now-c.last < window {
+			c.seen = false
+			continue
+		}
+		s.forget(c)
+		return int32(i)
+	}
+	panic("limiter: no slot to evict") // unreachable: the second pass finds seen cleared
 }
 
 // sweep forgets the clients whose newest request is a window old.
 func (s *limiterShard) sweep(now, window int64) {
 	s.lastSweep = now
-	for k, c := range s.clients {
-		if now-c.last >= window {
-			delete(s.clients, k)
+	for i := range s.slots {
+		if c := &s.slots[i]; c.used && now-c.last >= window {
+			s.forget(c)
+			s.free = append(s.free, int32(i))
 		}
 	}
 }
 
-// evict makes room for one client: an expired one if a sample finds one, else the least
-// recently seen of the sample. Map iteration order is random, which makes the sample so.
-func (s *limiterShard) evict(now, window int64) {
-	const sample = 8
-	var victim netip.Addr
-	var victimLast int64
-	i := 0
-	for k, c := range s.clients {
-		if now-c.last >= window {
-			delete(s.clients, k)
-			return
-		}
-		if i == 0 || c.last < victimLast {
-			victim, victimLast = k, c.last
-		}
-		if i++; i == sample {
-			break
-		}
-	}
-	delete(s.clients, victim)
-}
+// nat64 is the well-known NAT64 prefix (RFC 6052): an address in it is an IPv4 client
+// reached over IPv6, with its IPv4 address in the last 32 bits.
+var nat64 = netip.MustParsePrefix("64:ff9b::/96")
 
-// ClientKey returns the limiter key of an address: IPv4 (also IPv4-mapped IPv6) as is,
-// IPv6 masked to its first ipv6Bits bits.
+// ClientKey returns the limiter key of an address (docs/design.md §3): an IPv4 client,
+// also written as an IPv4-mapped (::ffff:0:0/96) or NAT64 (64:ff9b::/96) IPv6 address, by
+// its IPv4 address; any other IPv6 address by its first ipv6Bits bits, zone dropped.
 func ClientKey(a netip.Addr, ipv6Bits int) netip.Addr {
 	a = a.Unmap().WithZone("")
+	if nat64.Contains(a) {
+		b := a.As16()
+		return netip.AddrFrom4([4]byte(b[12:]))
+	}
 	if a.Is6() {
 		if p, err := a.Prefix(ipv6Bits); err == nil {
 			return p.Addr()
 		}
 	}
 	return a
+}
+
+// headerClientKey returns the limiter key of the client a trusted header's value names:
+// its last comma-separated element, OWS trimmed, an IP address with or without a port
+// ("192.0.2.1", "192.0.2.1:443", "[2001:db8::1]:443"), keyed by ClientKey. ok is false
+// when that element is not an address. The worker keys CF-Connecting-IP the same way
+// (clientKey in edge/worker/src/index.js; edge/testdata/vectors.json checks both).
+func headerClientKey(value string, ipv6Bits int) (key netip.Addr, ok bool) {
+	if i := strings.LastIndexByte(value, ','); i >= 0 {
+		value = value[i+1:]
+	}
+	value = strings.Trim(value, " \t")
+	if a, err := netip.ParseAddr(value); err == nil {
+		return ClientKey(a, ipv6Bits), true
+	}
+	if ap, err := netip.ParseAddrPort(value); err == nil {
+		return ClientKey(ap.Addr(), ipv6Bits), true
+	}
+	return netip.Addr{}, false
 }

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"hash/maphash"
+	"math/rand/v2"
 	"net/netip"
 	"runtime"
 	"testing"
@@ -144,13 +146,15 @@ func TestLimiterMillionClients(t *testing.T) {
 	var after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	// One timestamp per client here (about 320 bytes with the table's overhead); full
-	// rings add 59*8 bytes each.
-	if grown := int64(after.HeapAlloc) - int64(before.HeapAlloc); grown > int64(l.MaxClients())*500 {
+	// One timestamp per client here: a slot and its index entry (about 190 bytes); a
+	// client sending more than a few requests a window adds a ring of 60*8 bytes.
+	grown := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	t.Logf("%d clients hold %d bytes (%d a client)", l.Len(), grown, grown/int64(l.Len()))
+	if grown > int64(l.MaxClients())*250 {
 		t.Errorf("heap grew by %d bytes for %d clients", grown, l.Len())
 	}
 	// A window later, every entry is stale and the sweep of each shard touched forgets
-	// them (4096 new clients touch all 64 shards).
+	// them (4096 new clients touch all 256 shards).
 	clk.advance(time.Minute)
 	for i := range 4096 {
 		l.Allow(netip.AddrFrom4([4]byte{198, 51, byte(i >> 8), byte(i)}))
@@ -159,4 +163,97 @@ func TestLimiterMillionClients(t *testing.T) {
 		t.Errorf("a window later %d clients still tracked", n)
 	}
 	runtime.KeepAlive(l)
+}
+
+// TestLimiterEvictsOneShotFirst fills one shard of a limiter and brings a new client: the
+// client that came back keeps its window, the one seen once makes room.
+func TestLimiterEvictsOneShotFirst(t *testing.T) {
+	clk := newFakeClock()
+	l := NewLimiter(3, time.Minute, 2*limiterShards, clk.now) // two clients a shard
+	// Three addresses of the same shard.
+	var same []netip.Addr
+	want := -1
+	for i := 0; len(same) < 3; i++ {
+		a := netip.AddrFrom4([4]byte{198, 51, byte(i >> 8), byte(i)})
+		sh := int(maphash.Comparable(l.seed, a.As16()) % limiterShards)
+		if want < 0 {
+			want = sh
+		}
+		if sh == want {
+			same = append(same, a)
+		}
+	}
+	back, once, newcomer := same[0], same[1], same[2]
+	l.Allow(back)
+	l.Allow(once)
+	l.Allow(back)
+	l.Allow(newcomer) // the shard is full: someone makes room
+	if ok, _ := l.Allow(back); !ok {
+		t.Fatal("the returning client's third request was refused")
+	}
+	if ok, _ := l.Allow(back); ok {
+		t.Error("the returning client's fourth request was admitted: its window was lost")
+	}
+	for i := range 3 {
+		if ok, _ := l.Allow(once); !ok {
+			t.Fatalf("the evicted client's request %d was refused: it was not the one evicted", i+1)
+		}
+	}
+}
+
+// TestLimiterMatchesModel checks the limiter against an unbounded model of the sliding
+// window, over random requests of 50 clients with limits on both sides of the inline
+// timestamps, and with evictions and ring reuse when the clients outnumber the bound.
+func TestLimiterMatchesModel(t *testing.T) {
+	for _, tt := range []struct {
+		name         string
+		limit, bound int
+	}{
+		{"inline only", 3, 1000},
+		{"rings", 7, 1000},
+		{"rings reused after evictions", 7, limiterShards},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			clk := newFakeClock()
+			const window = 10 * time.Second
+			l := NewLimiter(tt.limit, window, tt.bound, clk.now)
+			model := map[netip.Addr][]time.Time{}
+			rng := rand.New(rand.NewPCG(3, uint64(tt.limit)))
+			for i := range 20_000 {
+				clk.advance(time.Duration(rng.IntN(400)) * time.Millisecond)
+				a := netip.AddrFrom4([4]byte{10, 0, 0, byte(rng.IntN(50))})
+				var recent []time.Time
+				for _, at := range model[a] {
+					if clk.t.Sub(at) < window {
+						recent = append(recent, at)
+					}
+				}
+				wantOK := len(recent) < tt.limit
+				if wantOK {
+					recent = append(recent, clk.t)
+				}
+				model[a] = recent
+				ok, retry := l.Allow(a)
+				if tt.bound < 1000 {
+					if ok != wantOK && !ok {
+						// An evicted client starts afresh: admitting is allowed, refusing is not.
+						t.Fatalf("request %d of %s: refused, the model admits", i, a)
+					}
+					if ok && !wantOK {
+						model[a] = append(recent, clk.t) // it was evicted and began again
+					}
+					continue
+				}
+				if ok != wantOK {
+					t.Fatalf("request %d of %s: admitted %v, the model says %v", i, a, ok, wantOK)
+				}
+				if !ok {
+					want := int((recent[0].Add(window).Sub(clk.t) + time.Second - 1) / time.Second)
+					if retry != want {
+						t.Fatalf("request %d of %s: Retry-After %d, want %d", i, a, retry, want)
+					}
+				}
+			}
+		})
+	}
 }

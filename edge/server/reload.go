@@ -183,6 +183,7 @@ func (h *Handler) reloadLocked() {
 		return
 	}
 	t.manifest = fi
+	t.open(h.dir, h.log)
 	h.watchTree(t, m.Files)
 	old := h.cur.Swap(t)
 	old.stopWatch()

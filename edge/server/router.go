@@ -17,7 +17,7 @@ const (
 )
 
 // maxParams bounds the parameters of one route pattern; a fileKey holds them inline.
-const maxParams = 3
+const maxParams = 6
 
 // fileKey names the body of a route without building its path: the route's index in the
 // table and its canonical parameters.
@@ -32,10 +32,6 @@ type route struct {
 	err  string // the error key, for routeError
 	key  fileKey
 }
-
-// checkFunc validates a route's numeric parameters, in pattern order (an array, not a
-// slice: a slice passed to a func value escapes, and this runs once per request).
-type checkFunc func(params [maxParams]int) bool
 
 // segment is one segment of a pattern after the prefix: a literal, or a parameter.
 type segment struct {
@@ -54,59 +50,49 @@ type compiledRoute struct {
 	name    string
 	segs    []segment
 	nParams int
-	check   checkFunc
+	types   []manifest.ParamType // the row's parameter types, in pattern order
 	file    []filePart
 	scope   string // Route.Scope
+	depth   int    // the pattern's segments after the scope
 	err     string // Route.Error
 	limited bool
 }
 
 // router matches raw, still percent-encoded paths against the route table of edge.json:
-// literal segments, numeric parameters and a named validator per route.
+// literal segments, numeric parameters and their types, each route's file, error and
+// limit. It knows no route by its path or name.
 type router struct {
-	prefix  string
-	routes  []compiledRoute
-	limited []string // the scopes of the rate-limited routes
+	prefix   string
+	routes   []compiledRoute
+	notFound string // the error key of a path whose owner has no error
 }
 
+// newRouter compiles the route table of a config that manifest's Check accepts.
 func newRouter(cfg *manifest.EdgeConfig) (*router, error) {
-	valid := map[int]bool{}
-	for _, n := range cfg.ValidNumbers {
-		valid[n] = true
-	}
-	checks := map[string]checkFunc{
-		manifest.CheckLifePathNumber: func(p [maxParams]int) bool { return valid[p[0]] },
-		manifest.CheckDate: func(p [maxParams]int) bool {
-			return validDate(p[0], p[1], p[2], cfg.FirstYear, cfg.LastYear)
-		},
-	}
-	r := &router{prefix: cfg.Prefix}
+	r := &router{prefix: cfg.Prefix, notFound: cfg.EdgeErrors.NotFound}
 	for _, row := range cfg.Routes {
-		c, err := compileRoute(cfg.Prefix, row, checks)
+		c, err := compileRoute(cfg.Prefix, row)
 		if err != nil {
 			return nil, fmt.Errorf("route %s: %w", row.Name, err)
 		}
-		if _, ok := cfg.Errors[c.err]; c.err != "" && !ok {
-			return nil, fmt.Errorf("route %s: no %s error in the edge config", row.Name, c.err)
-		}
 		r.routes = append(r.routes, c)
-		if c.limited {
-			r.limited = append(r.limited, c.scope)
-		}
 	}
 	return r, nil
 }
 
-// compileRoute prepares one row: its segments after the prefix, its validator and its file.
-func compileRoute(prefix string, row manifest.Route, checks map[string]checkFunc) (compiledRoute, error) {
-	c := compiledRoute{name: row.Name, scope: row.Scope(), err: row.Error, limited: row.RateLimited}
+// compileRoute prepares one row: its segments after the prefix, its types and its file.
+func compileRoute(prefix string, row manifest.Route) (compiledRoute, error) {
+	c := compiledRoute{name: row.Name, scope: row.Scope(), err: row.Error, limited: row.RateLimited, types: row.Params}
 	rest, ok := strings.CutPrefix(row.Pattern, prefix)
 	if !ok || (rest != "" && rest[0] != '/') {
 		return c, fmt.Errorf("pattern %q is not under %s", row.Pattern, prefix)
 	}
-	names := row.Params()
+	names := row.ParamNames()
 	if len(names) > maxParams {
 		return c, fmt.Errorf("pattern %q has more than %d parameters", row.Pattern, maxParams)
+	}
+	if a := row.Arity(); a != len(names) {
+		return c, fmt.Errorf("the parameter types take %d parameters, the pattern has %d", a, len(names))
 	}
 	if rest != "" {
 		for _, s := range strings.Split(rest[1:], "/") {
@@ -114,15 +100,8 @@ func compileRoute(prefix string, row manifest.Route, checks map[string]checkFunc
 			c.segs = append(c.segs, segment{lit: s, param: param})
 		}
 	}
+	c.depth = strings.Count(row.Pattern[len(c.scope):], "/")
 	c.nParams = len(names)
-	if c.nParams > 0 {
-		if c.check = checks[row.Check]; c.check == nil {
-			return c, fmt.Errorf("unknown check %q", row.Check)
-		}
-		if want := checkParams[row.Check]; c.nParams != want {
-			return c, fmt.Errorf("check %s takes %d parameters, the pattern has %d", row.Check, want, c.nParams)
-		}
-	}
 	file := row.File
 	for file != "" {
 		i := strings.IndexByte(file, '{')
@@ -157,32 +136,60 @@ func indexOf(names []string, name string) int {
 	return -1
 }
 
-// checkParams is how many parameters each check takes.
-var checkParams = map[string]int{manifest.CheckLifePathNumber: 1, manifest.CheckDate: 3}
+// admit reports whether the route's types admit params and makes them canonical.
+func (c *compiledRoute) admit(params *[maxParams]int) bool {
+	off := 0
+	for _, t := range c.types {
+		k := t.Arity()
+		if !t.Admit(params[off : off+k]) {
+			return false
+		}
+		off += k
+	}
+	return true
+}
 
 // isAPI reports whether the raw path is the API prefix or under it.
 func (r *router) isAPI(p string) bool { return manifest.InScope(p, r.prefix) }
 
-// isRateLimited reports whether the raw path is in the scope of a rate-limited route.
+// isRateLimited reports whether the raw path's owner is a rate-limited route.
 func (r *router) isRateLimited(p string) bool {
-	for _, s := range r.limited {
-		if manifest.InScope(p, s) {
-			return true
+	i := r.owner(strings.TrimSuffix(p, "/"))
+	return i >= 0 && r.routes[i].limited
+}
+
+// owner returns the index of the route that owns p, a path under the prefix with one
+// trailing slash removed: of the routes whose scope holds it, the one with the longest
+// scope, then the one whose pattern has the number of segments closest to p's, then the
+// first (manifest.EdgeConfig.Owner); -1 for none.
+func (r *router) owner(p string) int {
+	best, bestLen, bestDist := -1, -1, 0
+	for i := range r.routes {
+		c := &r.routes[i]
+		if len(c.scope) < bestLen || !manifest.InScope(p, c.scope) {
+			continue
+		}
+		dist := strings.Count(p[len(c.scope):], "/") - c.depth
+		if dist < 0 {
+			dist = -dist
+		}
+		if len(c.scope) > bestLen || dist < bestDist {
+			best, bestLen, bestDist = i, len(c.scope), dist
 		}
 	}
-	return false
+	return best
 }
 
 // match resolves a raw path under the API prefix: the first route whose segments match and
-// whose validator admits the parameters; else the error of the narrowest route scope that
-// holds the path; else not found.
+// whose types admit the parameters; else the error of the route that owns the path; else
+// not found.
 func (r *router) match(p string) route {
 	p = strings.TrimSuffix(p, "/") // one trailing slash is tolerated
 	rest := p[len(r.prefix):]
 	var params [maxParams]int
 	for i := range r.routes {
 		c := &r.routes[i]
-		if c.matchSegments(rest, &params) && (c.nParams == 0 || c.check(params)) {
+		if c.matchSegments(rest, &params) && c.admit(&params) {
 			key := fileKey{route: int32(i)}
 			for j := range c.nParams {
 				key.params[j] = int32(params[j])
@@ -190,17 +197,10 @@ func (r *router) match(p string) route {
 			return route{kind: routeFile, key: key}
 		}
 	}
-	best := -1
-	for i := range r.routes {
-		c := &r.routes[i]
-		if c.err != "" && manifest.InScope(p, c.scope) && (best < 0 || len(c.scope) > len(r.routes[best].scope)) {
-			best = i
-		}
+	if i := r.owner(p); i >= 0 && r.routes[i].err != "" {
+		return route{kind: routeError, err: r.routes[i].err}
 	}
-	if best >= 0 {
-		return route{kind: routeError, err: r.routes[best].err}
-	}
-	return route{kind: routeError, err: manifest.ErrNotFound}
+	return route{kind: routeError, err: r.notFound}
 }
 
 // matchSegments reports whether rest ("" or "/seg/…") has the route's segments, and parses
@@ -295,24 +295,4 @@ func numeric(s string) (int, bool) {
 		n = n*10 + int(c-'0')
 	}
 	return n, true
-}
-
-// validDate reports whether d.m.y is a real Gregorian date of the years first–last.
-func validDate(d, m, y, first, last int) bool {
-	return y >= first && y <= last && m >= 1 && m <= 12 && d >= 1 && d <= daysIn(m, y)
-}
-
-// daysIn is the number of days of a month in the Gregorian calendar.
-func daysIn(month, year int) int {
-	switch month {
-	case 2:
-		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	default:
-		return 31
-	}
 }

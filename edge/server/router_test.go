@@ -1,8 +1,12 @@
 package server
 
 import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
+	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/rules"
@@ -165,7 +169,9 @@ func TestEtagMatch(t *testing.T) {
 }
 
 // TestRouteNewRow checks that a new row of the route table is routed with no change to the
-// router: a literal route, a parameter route with its scope error, and a rate-limited one.
+// router: a literal route, a number route with a literal after it and its owner's error,
+// an unordered pair, and a rate-limited date route whose file takes the date in another
+// order.
 func TestRouteNewRow(t *testing.T) {
 	cfg, err := generatortest.Site(t).EdgeConfig()
 	if err != nil {
@@ -175,10 +181,16 @@ func TestRouteNewRow(t *testing.T) {
 	cfg.Routes = append(cfg.Routes,
 		manifest.Route{Name: "numbers", Pattern: p + "/numbers", File: "api/public/numbers.json"},
 		manifest.Route{Name: "number", Pattern: p + "/numbers/{n}/about", File: "api/public/numbers/{n}/about.json",
-			Check: manifest.CheckLifePathNumber, Error: manifest.ErrNumberNotFound},
+			Params: []manifest.ParamType{{Type: manifest.ParamNumber, Numbers: []int{2, 4, 8}}}, Error: manifest.ErrNumberNotFound},
+		manifest.Route{Name: "pair", Pattern: p + "/pairs/{a}/{b}", File: "api/public/pairs/{a}-{b}.json",
+			Params: []manifest.ParamType{{Type: manifest.ParamPair, Numbers: []int{1, 2, 3}}}, Error: manifest.ErrNotFound},
 		manifest.Route{Name: "day", Pattern: p + "/calendar/{d}/{m}/{y}", File: "api/public/calendar/{y}-{m}-{d}.json",
-			Check: manifest.CheckDate, Error: manifest.ErrInvalidDate, RateLimited: true},
+			Params: []manifest.ParamType{{Type: manifest.ParamDate, FirstYear: 1990, LastYear: 1999}},
+			Error:  manifest.ErrInvalidDate, RateLimited: true},
 	)
+	if err := cfg.Check(); err != nil {
+		t.Fatal(err)
+	}
 	r, err := newRouter(&cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -187,11 +199,17 @@ func TestRouteNewRow(t *testing.T) {
 		name, path, want string
 	}{
 		{"literal", p + "/numbers/", "api/public/numbers.json"},
-		{"param", p + "/numbers/011/about", "api/public/numbers/11/about.json"},
-		{"param, invalid", p + "/numbers/10/about", manifest.ErrNumberNotFound},
-		{"param, missing literal", p + "/numbers/7", manifest.ErrNumberNotFound},
+		{"number", p + "/numbers/008/about", "api/public/numbers/8/about.json"},
+		{"number, not in the set", p + "/numbers/3/about", manifest.ErrNumberNotFound},
+		{"number, another literal", p + "/numbers/4/abut", manifest.ErrNumberNotFound},
+		{"one segment under a literal route: its owner has no error", p + "/numbers/4", manifest.ErrNotFound},
+		{"pair", p + "/pairs/1/3", "api/public/pairs/1-3.json"},
+		{"pair, the other order", p + "/pairs/3/01", "api/public/pairs/1-3.json"},
+		{"pair, twice one number", p + "/pairs/2/2", "api/public/pairs/2-2.json"},
+		{"pair, not in the set", p + "/pairs/1/4", manifest.ErrNotFound},
 		{"params reordered in the file", p + "/calendar/15/05/1990", "api/public/calendar/1990-5-15.json"},
 		{"date check in the pattern's order", p + "/calendar/1990/05/15", manifest.ErrInvalidDate},
+		{"date of the row's own years only", p + "/calendar/1/1/2000", manifest.ErrInvalidDate},
 		{"old routes still routed", p + "/life-path/7", "api/public/life-path/7.json"},
 	}
 	for _, tt := range tests {
@@ -209,7 +227,93 @@ func TestRouteNewRow(t *testing.T) {
 	if !r.isRateLimited(p+"/calendar") || r.isRateLimited(p+"/numbers/7/about") {
 		t.Error("the rate-limited scope does not follow the new rows")
 	}
-	if _, err := newRouter(&manifest.EdgeConfig{Prefix: p, Routes: []manifest.Route{{Name: "x", Pattern: p + "/{a}", File: "x", Check: "nope"}}}); err == nil {
-		t.Error("a route with an unknown check was accepted")
+}
+
+// TestNewRefusesABadConfig: a config an edge cannot follow is refused when the handler is
+// built, never met by a request: an error key with no body (the nil-pointer panic of
+// issue 16), an unknown parameter type, a file naming another parameter, an error status
+// without headers.
+func TestNewRefusesABadConfig(t *testing.T) {
+	dir := genTree(t)
+	tests := []struct {
+		name   string
+		change func(c *manifest.EdgeConfig)
+	}{
+		{"unknown route error", func(c *manifest.EdgeConfig) { c.Routes[3].Error = "no_such_error" }},
+		{"unknown edge error", func(c *manifest.EdgeConfig) { c.EdgeErrors.NotFound = "no_such_error" }},
+		{"unknown parameter type", func(c *manifest.EdgeConfig) { c.Routes[3].Params[0].Type = "colour" }},
+		{"types and pattern disagree", func(c *manifest.EdgeConfig) { c.Routes[3].Params[0].Type = manifest.ParamPair }},
+		{"file names another parameter", func(c *manifest.EdgeConfig) { c.Routes[3].File = "api/public/{n}.json" }},
+		{"status without headers", func(c *manifest.EdgeConfig) {
+			e := c.Errors[manifest.ErrNotFound]
+			e.Status = 418
+			c.Errors[manifest.ErrNotFound] = e
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := manifest.Load(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.change(&m.Edge)
+			if _, err := New(Options{Dir: dir, Manifest: m, NoReload: true}); err == nil {
+				t.Fatal("New accepted the config")
+			}
+		})
+	}
+}
+
+// TestServeExtraRoutes: routes of every parameter type and a new error key with a status of
+// its own, added to a generated tree's config with no change to the server, are served:
+// a pair in either order gives the same bytes and ETag, a date its file, an invalid value
+// the new error with its own status and headers, and the date route shares the one budget
+// of the rate-limited routes.
+func TestServeExtraRoutes(t *testing.T) {
+	dir := genTree(t)
+	generatortest.AddExtraRoutes(t, dir)
+	h := newTestHandler(t, dir, nil)
+	get := func(path, client string) *httptest.ResponseRecorder {
+		t.Helper()
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.Header.Set("X-Test-Client", client)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		return w
+	}
+	p := manifest.APIPrefix
+	a, b := get(p+"/extra/pair/8/2", "192.0.2.1"), get(p+"/extra/pair/2/08", "192.0.2.1")
+	if a.Code != 200 || b.Code != 200 || a.Body.String() != b.Body.String() || a.Header().Get("ETag") != b.Header().Get("ETag") {
+		t.Errorf("pair 8/2 = %d %q %s, 2/08 = %d %q %s: want the same 200", a.Code, a.Body, a.Header().Get("ETag"), b.Code, b.Body, b.Header().Get("ETag"))
+	}
+	if got := a.Body.String(); got != `{"route":"extra-pair","values":[2,8]}`+"\n" {
+		t.Errorf("pair body = %q", got)
+	}
+	if w := get(p+"/extra/date/29/2/2000", "192.0.2.2"); w.Code != 200 || w.Body.String() != `{"route":"extra-date","values":[29,2,2000]}`+"\n" {
+		t.Errorf("date = %d %q", w.Code, w.Body)
+	}
+	for _, path := range []string{p + "/extra/number/3", p + "/extra/pair/2/3", p + "/extra/date/30/2/2000", p + "/extra/date"} {
+		w := get(path, "192.0.2.3")
+		if w.Code != 422 || !strings.Contains(w.Body.String(), `"error":"Extra not found"`) || w.Header().Get("Cache-Control") != generator.CacheError {
+			t.Errorf("GET %s = %d %q (Cache-Control %q), want the new 422 error", path, w.Code, w.Body, w.Header().Get("Cache-Control"))
+		}
+	}
+	// One budget: 30 matrix and 30 extra-date requests, then both are refused.
+	for i := range 60 {
+		path := p + "/matrix/1/1/2000"
+		if i%2 == 1 {
+			path = p + "/extra/date/1/1/2000"
+		}
+		if w := get(path, "192.0.2.4"); w.Code != 200 {
+			t.Fatalf("request %d: %d, want 200", i+1, w.Code)
+		}
+	}
+	for _, path := range []string{p + "/matrix/1/1/2000", p + "/extra/date/1/1/2000"} {
+		if w := get(path, "192.0.2.4"); w.Code != 429 {
+			t.Errorf("GET %s after 60 = %d, want 429", path, w.Code)
+		}
+	}
+	if w := get(p+"/extra/number/4", "192.0.2.4"); w.Code != 200 {
+		t.Errorf("a route not limited after the budget = %d, want 200", w.Code)
 	}
 }

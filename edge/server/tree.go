@@ -3,10 +3,14 @@ package server
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
+	"log/slog"
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"github.com/opennumerology/numerology/generator/manifest"
@@ -18,13 +22,22 @@ import (
 // mixes two trees in one answer.
 type tree struct {
 	files  map[string]*entry
-	sums   map[string]string  // sha256 of the files too large to hash on each request
 	routed map[fileKey]*entry // the route files, by what the router matches
 	router *router
 	cache  *bodyCache
+	// root is the tree's folder: every file is opened through it (see files.go). dir is
+	// the same folder, open for fstatat (dirFD), which checks the identity of a file.
+	root  *os.Root
+	dir   *os.File
+	dirFD int
+	// static holds what was read of the static files (see static.go).
+	static staticFiles
+	// rules are the tree's _headers rules, applied to every static answer.
+	rules headerRules
 
 	hdr200, hdr304, preflight http.Header
-	errs                      map[string]*errorAnswer
+	errs                      map[string]*errorAnswer // every error of the config, by key
+	edgeErrs                  manifest.EdgeErrors     // the keys of the errors no route owns
 	// stopWatch stops the watch that drops cached bodies when their files change.
 	stopWatch func()
 	// manifest is the manifest file this tree was loaded from, to tell whether it changed.
@@ -33,7 +46,7 @@ type tree struct {
 
 // entry is what the handler keeps of one file of the manifest.
 type entry struct {
-	cached atomic.Pointer[[]byte] // the cached body, nil when not cached
+	cached atomic.Uint64 // where the cache holds the body (see bodyCache), 0 when it does not
 	path   string
 	size   int64
 	sum    [sha256.Size]byte // the manifest's sha256: a body read is answered only if it matches
@@ -72,58 +85,112 @@ func (v headerValues) set(sets ...map[string]string) http.Header {
 	return hd
 }
 
-// newTree builds the tree of a manifest with a body cache of cacheBytes (none when 0).
+// newTree builds the tree of a manifest with a body cache of cacheBytes (none when 0). The
+// tree keeps nothing of the manifest: the entries, their paths and their ETags are a few
+// large allocations rather than several per file, which the collector marks at once.
 func newTree(m *manifest.Manifest, cacheBytes int64) (*tree, error) {
-	cfg := &m.Edge
-	rt, err := newRouter(cfg)
+	cfg := m.Edge // a copy: the router's checks must not hold the manifest's file list
+	if err := cfg.Check(); err != nil {
+		return nil, fmt.Errorf("%w: edge config: %w", ErrMismatch, err)
+	}
+	rt, err := newRouter(&cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMismatch, err)
 	}
 	t := &tree{
 		files:     make(map[string]*entry, len(m.Files)),
-		sums:      map[string]string{},
 		routed:    make(map[fileKey]*entry, len(m.Files)),
 		router:    rt,
-		cache:     newBodyCache(cacheBytes),
 		errs:      map[string]*errorAnswer{},
+		edgeErrs:  cfg.EdgeErrors,
 		stopWatch: func() {},
 	}
-	vals := headerValues{}
+	var pathBytes int
+	for i := range m.Files {
+		pathBytes += len(m.Files[i].Path)
+	}
+	var pb, eb strings.Builder
+	pb.Grow(pathBytes)
+	eb.Grow(len(m.Files) * (2*sha256.Size + 2))
 	for i := range m.Files {
 		f := &m.Files[i]
 		if !cleanTreePath(f.Path) {
 			return nil, fmt.Errorf("%w: unsafe path %q", ErrMismatch, f.Path)
 		}
-		e := &entry{path: f.Path, size: f.Size, etag: []string{f.ETag()}, clen: vals.of(strconv.FormatInt(f.Size, 10))}
-		if _, err := hex.Decode(e.sum[:], []byte(f.SHA256)); err != nil || len(f.SHA256) != 2*sha256.Size {
+		if len(f.SHA256) != 2*sha256.Size {
 			return nil, fmt.Errorf("%w: %s: bad sha256 %q", ErrMismatch, f.Path, f.SHA256)
 		}
-		t.files[f.Path] = e
-		if f.Size > maxHashedStatic {
-			t.sums[f.Path] = f.SHA256
+		pb.WriteString(f.Path)
+		eb.WriteString(manifest.ETag(f.SHA256))
+	}
+	paths, etags := pb.String(), eb.String()
+	entries := make([]entry, len(m.Files))
+	etagValues := make([]string, len(m.Files))
+	vals := headerValues{}
+	var routed []*entry
+	for i, off := 0, 0; i < len(m.Files); i++ {
+		f := &m.Files[i]
+		e := &entries[i]
+		e.path = paths[off : off+len(f.Path)]
+		off += len(f.Path)
+		etagValues[i] = etags[i*(2*sha256.Size+2) : (i+1)*(2*sha256.Size+2)]
+		e.size, e.etag, e.clen = f.Size, etagValues[i:i+1:i+1], vals.of(strconv.FormatInt(f.Size, 10))
+		if _, err := hex.Decode(e.sum[:], []byte(f.SHA256)); err != nil {
+			return nil, fmt.Errorf("%w: %s: bad sha256 %q", ErrMismatch, f.Path, f.SHA256)
 		}
-		if key, ok := rt.fileKeyOf(f.Path); ok {
+		t.files[e.path] = e
+		if key, ok := rt.fileKeyOf(e.path); ok {
 			t.routed[key] = e
+			routed = append(routed, e)
 		}
 	}
+	if cacheBytes > 0 {
+		t.cache = newBodyCache(cacheBytes, shapesOf(routed))
+	}
 	t.hdr200 = vals.set(cfg.Headers.Common, cfg.Headers.ByStatus["200"])
-	t.hdr304 = vals.set(cfg.Headers.Common, cfg.Headers.ByStatus["304"])
-	// A 304 carries the 200's validator and caching headers but no representation
-	// metadata (RFC 9110 §15.4.5): Content-Type goes, on both edges.
-	delete(t.hdr304, "Content-Type")
+	t.hdr304 = vals.set(cfg.Headers.NotModified)
 	t.preflight = vals.set(cfg.Headers.Preflight)
-	for _, key := range []string{manifest.ErrInvalidDate, manifest.ErrNumberNotFound, manifest.ErrNotFound,
-		manifest.ErrMethodNotAllowed, manifest.ErrTooManyRequests, manifest.ErrInternal} {
-		e, ok := cfg.Errors[key]
-		if !ok {
-			return nil, fmt.Errorf("%w: no %s error in the edge config", ErrMismatch, key)
-		}
+	// Every error of the config, whatever its key: Check has made sure that each key a
+	// route or EdgeErrors names has one, and that its status has a header set.
+	for key, e := range cfg.Errors {
 		hd := vals.set(cfg.Headers.Common, cfg.Headers.ByStatus[strconv.Itoa(e.Status)])
 		hd["Content-Length"] = vals.of(strconv.Itoa(len(e.Body)))
 		t.errs[key] = &errorAnswer{status: e.Status, hdr: hd, body: []byte(e.Body)}
 	}
 	return t, nil
 }
+
+// open opens the tree's folder and reads its _headers rules. A folder that cannot be opened
+// leaves every file unreadable (500 for the routes, a log line for each).
+func (t *tree) open(dir string, log *slog.Logger) {
+	root, err := os.OpenRoot(dir)
+	var d *os.File
+	if err == nil {
+		d, err = os.Open(dir)
+	}
+	if err != nil {
+		log.Error("open the tree's folder", "dir", dir, "err", err)
+		return
+	}
+	t.root, t.dir, t.dirFD = root, d, int(d.Fd())
+	if _, ok := t.files[manifest.HeadersFile]; !ok {
+		return
+	}
+	b, err := fs.ReadFile(root.FS(), manifest.HeadersFile)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		log.Warn("read _headers: static answers go without its headers", "err", err)
+	case len(b) > maxHeadersFile:
+		log.Warn("_headers is too large: static answers go without its headers", "bytes", len(b))
+	default:
+		t.rules = parseHeaderRules(string(b))
+	}
+}
+
+// maxHeadersFile bounds the _headers file read: 100 rules of a few lines of at most 2,000
+// characters are far below it.
+const maxHeadersFile = 1 << 20
 
 // uncache drops the cached body of a tree file.
 func (t *tree) uncache(name string) {

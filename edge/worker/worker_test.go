@@ -16,7 +16,9 @@ import (
 	"time"
 
 	"github.com/opennumerology/numerology/edge/conformance"
+	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/generator/rules"
 )
 
 // treeYears are the years of the test tree: a few, plus the edges of the range.
@@ -35,12 +37,18 @@ var plantedFiles = []string{
 }
 
 // TestWorker runs the worker in wrangler dev against a small tree from which every
-// per-date matrix file was deleted, and checks it with the conformance suite and more: the
-// worker answers matrix routes from the packed month files alone.
+// per-date file was deleted, and checks it with the conformance suite and more: the worker
+// answers the date routes from the packed month files alone. A second tree holds extra
+// routes of every parameter type and a new error key that no code of the worker knows
+// (generatortest.AddExtraRoutes): the suite's table cases check that the worker serves them
+// from edge.json alone.
 func TestWorker(t *testing.T) {
 	requireTools(t)
 	tree := generateTree(t, treeYears) // the whole tree: the suite's expected bodies
-	served := withoutPerDateFiles(t, tree)
+	served := withoutPerDateFiles(t, tree, true)
+	extraTree := generateTree(t, treeYears)
+	generatortest.AddExtraRoutes(t, extraTree)
+	extraServed := withoutPerDateFiles(t, extraTree, false)
 	for _, p := range plantedFiles {
 		full := filepath.Join(served, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -59,29 +67,41 @@ func TestWorker(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(broken, "index.html"), []byte("<!doctype html>\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ws := startWrangler(t, served, broken)
+	ws := startWrangler(t, served, broken, extraServed)
 	w := ws[0]
 	t.Run("no-edge-config", func(t *testing.T) { testNoEdgeConfig(t, ws[1]) })
 
-	t.Run("conformance", func(t *testing.T) {
-		conformance.Run(t, conformance.Target{
+	target := func(w *wrangler, tree string) conformance.Target {
+		return conformance.Target{
 			BaseURL:      w.BaseURL,
 			TreeDir:      tree,
 			RateLimit:    m.Edge.RateLimit.Requests,
 			RateWindow:   time.Duration(m.Edge.RateLimit.WindowSeconds) * time.Second,
 			ClientHeader: "CF-Connecting-IP",
 			// The binding admits again at the latest one period after a refusal.
-			ExactRetryAfter:   false,
-			MissingMatrixFile: fmt.Sprintf("%d/%d/%d", missingDate[0], missingDate[1], missingDate[2]),
+			ExactRetryAfter: false,
 			// workerd answers methods outside the IANA registry with 501 before the worker
 			// runs, locally and on Cloudflare (cloudflare/workerd#6877): the one documented
 			// difference from the Go server, asserted rather than skipped.
 			UnregisteredMethodStatus: 501,
+		}
+	}
+	t.Run("conformance", func(t *testing.T) {
+		t.Run("tree", func(t *testing.T) {
+			t.Parallel()
+			tg := target(w, tree)
+			tg.MissingMatrixFile = fmt.Sprintf("%d/%d/%d", missingDate[0], missingDate[1], missingDate[2])
+			conformance.Run(t, tg)
+			// The suite's rate-limit tests are parallel: they start when this function
+			// returns. Local windows are aligned to the wall clock's minutes, so let them
+			// start early in one, where their bursts of 61 requests cannot straddle two.
+			waitFreshWindow()
 		})
-		// The suite's rate-limit tests are parallel: they start when this function returns.
-		// Local windows are aligned to the wall clock's minutes, so let them start early in
-		// one, where their bursts of 61 requests cannot straddle two windows.
-		waitFreshWindow()
+		t.Run("extra routes", func(t *testing.T) {
+			t.Parallel()
+			conformance.Run(t, target(ws[2], extraTree))
+			waitFreshWindow()
+		})
 	})
 	waitFreshWindow()
 	t.Run("never-reaches-assets", func(t *testing.T) { testNeverReachesAssets(t, w, m) })
@@ -90,22 +110,36 @@ func TestWorker(t *testing.T) {
 	t.Run("rate-limit", func(t *testing.T) { testRateLimit(t, w, m) })
 }
 
-// withoutPerDateFiles copies tree without api/public/matrix/ (every per-date record) and
-// with the record of missingDate blanked out of its packed month file (an empty line).
-func withoutPerDateFiles(t *testing.T, tree string) string {
+// withoutPerDateFiles copies tree without the per-date files of every packed route (the
+// worker reads only the packed month files) and, with blank, with the record of
+// missingDate blanked out of its packed matrix month file (an empty line).
+func withoutPerDateFiles(t *testing.T, tree string, blank bool) string {
 	t.Helper()
+	m, err := manifest.Load(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perDate := func(rel string) bool {
+		for _, r := range m.Edge.Routes {
+			if _, ok := r.MatchFile(rel); ok && r.Packed != nil {
+				return true
+			}
+		}
+		return false
+	}
 	served := filepath.Join(t.TempDir(), "served")
-	perDate := filepath.Join(tree, "api", "public", "matrix")
-	err := filepath.WalkDir(tree, func(p string, d fs.DirEntry, err error) error {
+	dropped := 0
+	err = filepath.WalkDir(tree, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
-		}
-		if p == perDate {
-			return filepath.SkipDir
 		}
 		rel, _ := filepath.Rel(tree, p)
 		if d.IsDir() {
 			return os.MkdirAll(filepath.Join(served, rel), 0o755)
+		}
+		if perDate(filepath.ToSlash(rel)) {
+			dropped++
+			return nil
 		}
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -116,11 +150,14 @@ func withoutPerDateFiles(t *testing.T, tree string) string {
 	if err != nil {
 		t.Fatalf("copy the tree: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(served, filepath.FromSlash(manifest.MatrixFile(1, 1, 2000)))); !os.IsNotExist(err) {
-		t.Fatalf("the served tree still holds per-date files (%v)", err)
+	if want := rules.DatesInYears(m.Years); dropped < want {
+		t.Fatalf("dropped %d per-date files, want at least the %d matrix records", dropped, want)
 	}
-	d, m, y := missingDate[0], missingDate[1], missingDate[2]
-	month := filepath.Join(served, filepath.FromSlash(manifest.MatrixMonthFile(y, m)))
+	if !blank {
+		return served
+	}
+	d, mo, y := missingDate[0], missingDate[1], missingDate[2]
+	month := filepath.Join(served, filepath.FromSlash(manifest.MatrixMonthFile(y, mo)))
 	b, err := os.ReadFile(month)
 	if err != nil {
 		t.Fatal(err)

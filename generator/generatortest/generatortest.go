@@ -4,12 +4,18 @@ package generatortest
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/opennumerology/numerology/content"
 	"github.com/opennumerology/numerology/generator"
+	"github.com/opennumerology/numerology/generator/manifest"
 )
 
 // Site returns the site of the built-in content with its own site URL.
@@ -55,4 +61,93 @@ func site() (*generator.Site, error) {
 		return nil, fmt.Errorf("load the built-in content: %w", err)
 	}
 	return generator.NewSite(c, "")
+}
+
+// ExtraError is the error key AddExtraRoutes adds: a new key with a status of its own.
+const ExtraError = "extra_not_found"
+
+// AddExtraRoutes extends a generated tree as a later row of the route table would, with no
+// renderer and no code: one route of each parameter type (a number, an unordered pair, a
+// rate-limited date with packed month files) answering a new error key with a new status,
+// their files, and the manifest, edge.json and .assetsignore that list them. The edges must
+// serve it from the config alone (docs/design.md §3). It returns the new routes.
+func AddExtraRoutes(tb testing.TB, dir string) []manifest.Route {
+	tb.Helper()
+	m, err := manifest.Load(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p := manifest.APIPrefix
+	numbers := []int{2, 4, 8}
+	routes := []manifest.Route{{
+		Name: "extra-number", Pattern: p + "/extra/number/{n}", File: "api/public/extra/number/{n}.json",
+		Params: []manifest.ParamType{{Type: manifest.ParamNumber, Numbers: numbers}}, Error: ExtraError,
+		Example: p + "/extra/number/4",
+	}, {
+		Name: "extra-pair", Pattern: p + "/extra/pair/{a}/{b}", File: "api/public/extra/pair/{a}-{b}.json",
+		Params: []manifest.ParamType{{Type: manifest.ParamPair, Numbers: numbers}}, Error: ExtraError,
+		Example: p + "/extra/pair/8/2",
+	}, {
+		Name: "extra-date", Pattern: p + "/extra/date/{day}/{month}/{year}", File: "api/public/extra/date/{year}/{month}/{day}.json",
+		Params: []manifest.ParamType{{Type: manifest.ParamDate, FirstYear: 1900, LastYear: 2100}},
+		Packed: &manifest.Packed{File: "api/public/extra-months/{year}-{month}.jsonl", Line: "day"},
+		Error:  ExtraError, RateLimited: true, Example: p + "/extra/date/15/5/2000",
+	}}
+	files := map[string][]byte{}
+	for _, r := range routes {
+		for _, vals := range r.Values(m.Years) {
+			body := fmt.Appendf(nil, "{\"route\":%q,\"values\":%s}\n", r.Name, strings.ReplaceAll(fmt.Sprint(vals), " ", ","))
+			files[r.FilePath(vals)] = body
+			if packed, _ := r.PackedPath(vals); packed != "" {
+				files[packed] = append(files[packed], body...)
+			}
+		}
+	}
+	e := manifest.ErrorResponse{Status: 422, File: manifest.ErrorsDir + "/extra-not-found.json",
+		Body: `{"error":"Extra not found","status":422,"message":"Такого значения нет.","valid_numbers":[2,4,8]}` + "\n"}
+	files[e.File] = []byte(e.Body)
+	m.Edge.Errors[ExtraError] = e
+	m.Edge.Headers.ByStatus["422"] = map[string]string{"Cache-Control": generator.CacheError}
+	m.Edge.Routes = append(m.Edge.Routes, routes...)
+	if err := m.Edge.Check(); err != nil {
+		tb.Fatalf("the extended config: %v", err)
+	}
+	edge, err := generator.Encode(m.Edge)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	files[manifest.EdgeFile] = edge
+	files[manifest.AssetsIgnoreFile] = generator.AssetsIgnore(m.Edge.Routes)
+	for _, r := range routes {
+		m.Counts.Routes[r.Name] = len(r.Values(m.Years))
+	}
+	idx := m.Index()
+	for rel, body := range files {
+		full := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(full, body, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+		sum := sha256.Sum256(body)
+		f := manifest.File{Path: rel, Size: int64(len(body)), SHA256: hex.EncodeToString(sum[:])}
+		if old := idx[rel]; old != nil {
+			m.Counts.Bytes += f.Size - old.Size
+			*old = f
+		} else {
+			m.Files = append(m.Files, f)
+			m.Counts.Bytes += f.Size
+		}
+	}
+	slices.SortFunc(m.Files, func(a, b manifest.File) int { return strings.Compare(a.Path, b.Path) })
+	m.Counts.Files = len(m.Files)
+	mb, err := generator.Encode(m)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, manifest.FileName), mb, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return routes
 }

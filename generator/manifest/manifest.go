@@ -43,19 +43,29 @@ const APIPrefix = "/api/public"
 // APIVersion is the version of the API contract the tree implements.
 const APIVersion = "1.0"
 
+// Generator is Manifest.Generator in every tree numerology generate writes: the mark by which
+// generate recognises a tree as its own before it replaces it (docs/design.md §8).
+const Generator = "numerology generate"
+
 // Route names, as used in Route.Name.
 const (
-	RouteIndex        = "index"
-	RouteOpenAPI      = "openapi"
-	RouteLifePathList = "life-path-list"
-	RouteLifePath     = "life-path"
-	RouteMatrix       = "matrix"
+	RouteIndex         = "index"
+	RouteOpenAPI       = "openapi"
+	RouteLifePathList  = "life-path-list"
+	RouteLifePath      = "life-path"
+	RouteLifePathDate  = "life-path-date"
+	RouteMatrix        = "matrix"
+	RouteArcanaList    = "arcana-list"
+	RouteArcana        = "arcana"
+	RoutePositions     = "positions"
+	RouteCompatibility = "compatibility"
 )
 
 // Error keys, as used in EdgeConfig.Errors.
 const (
 	ErrInvalidDate      = "invalid_date"       // 400
 	ErrNumberNotFound   = "number_not_found"   // 404 under /life-path/
+	ErrArcanaNotFound   = "arcana_not_found"   // 404 under /arcana/
 	ErrNotFound         = "not_found"          // 404 elsewhere under the prefix
 	ErrMethodNotAllowed = "method_not_allowed" // 405
 	ErrTooManyRequests  = "too_many_requests"  // 429
@@ -65,8 +75,11 @@ const (
 // Manifest is the content of out/manifest.json.
 type Manifest struct {
 	APIVersion string `json:"api_version"`
-	SiteURL    string `json:"site_url"`
-	APIBase    string `json:"api_base"`
+	// Generator is Generator in a tree that generate wrote; pack keeps it when it rewrites
+	// the manifest.
+	Generator string `json:"generator"`
+	SiteURL   string `json:"site_url"`
+	APIBase   string `json:"api_base"`
 	// Years lists the years whose matrix records this tree holds, ascending. A full tree
 	// holds 1900–2100; a test tree may hold fewer. A valid date of another year is still a
 	// valid route (§3): its file is missing and the edge answers 500.
@@ -80,10 +93,10 @@ type Manifest struct {
 
 // Counts summarises the tree.
 type Counts struct {
-	Files    int   `json:"files"` // len(Files)
-	Bytes    int64 `json:"bytes"` // the sum of Files' sizes
-	LifePath int   `json:"life_path"`
-	Matrix   int   `json:"matrix"`
+	Files int   `json:"files"` // len(Files)
+	Bytes int64 `json:"bytes"` // the sum of Files' sizes
+	// Routes is, per route name, how many files hold that route's 200 bodies (Route.File).
+	Routes map[string]int `json:"routes"`
 }
 
 // File is one file of the tree. In JSON it is the array [path, size, sha256], which keeps
@@ -124,42 +137,52 @@ func (f File) ETag() string { return ETag(f.SHA256) }
 func ETag(hexSum string) string { return `"` + hexSum + `"` }
 
 // EdgeConfig is everything an edge (the Go server or the worker) needs besides the files:
-// routes, header sets, error bodies, valid numbers and the rate limit. It is stored in the
-// manifest and, alone, in EdgeFile so the worker can load it without the file list.
+// routes, header sets, error bodies and the rate limit. It is stored in the manifest and,
+// alone, in EdgeFile so the worker can load it without the file list. Check says whether an
+// edge can use it.
 type EdgeConfig struct {
-	APIVersion   string    `json:"api_version"`
-	Prefix       string    `json:"prefix"`        // APIPrefix
-	FirstYear    int       `json:"first_year"`    // 1900: the contract's date range
-	LastYear     int       `json:"last_year"`     // 2100
-	ValidNumbers []int     `json:"valid_numbers"` // 1–9, 11, 22, 33
-	Routes       []Route   `json:"routes"`
-	RateLimit    RateLimit `json:"rate_limit"`
-	Headers      Headers   `json:"headers"`
-	// Errors maps an error key (ErrInvalidDate, …) to its prebuilt response.
+	APIVersion string    `json:"api_version"`
+	Prefix     string    `json:"prefix"` // APIPrefix
+	Routes     []Route   `json:"routes"`
+	RateLimit  RateLimit `json:"rate_limit"`
+	Headers    Headers   `json:"headers"`
+	// Errors maps an error key (ErrInvalidDate, …) to its prebuilt response: the keys the
+	// routes name and those of EdgeErrors.
 	Errors map[string]ErrorResponse `json:"errors"`
-	// MatrixMonths is MatrixMonthsPattern: where the worker finds a matrix record (line
-	// {day} of that file) instead of the per-date file.
-	MatrixMonths string `json:"matrix_months"`
+	// EdgeErrors names the errors of the answers no route owns.
+	EdgeErrors EdgeErrors `json:"edge_errors"`
+}
+
+// EdgeErrors names, by their keys in EdgeConfig.Errors, the errors an edge answers itself.
+type EdgeErrors struct {
+	NotFound         string `json:"not_found"`          // a path under the prefix whose owner has no error
+	MethodNotAllowed string `json:"method_not_allowed"` // a method other than GET, HEAD, OPTIONS
+	TooManyRequests  string `json:"too_many_requests"`  // over the rate limit
+	Internal         string `json:"internal"`           // a valid route whose body cannot be read
 }
 
 // Route is one row of the route table of docs/design.md §3, as the generator emits it. The
-// edges match paths from these rows alone: a pattern is the prefix followed by literal
-// segments and {param}s, each param a numeric segment (1–9 ASCII digits, leading zeros
-// allowed) that Check validates and File receives in canonical form.
+// edges match paths, check parameters, find bodies and choose errors and limits from
+// these rows alone. A pattern is the prefix followed by literal segments and {param}s,
+// each param a numeric segment (1–9 ASCII digits, leading zeros allowed); Params type
+// them, and File receives them in canonical form.
 type Route struct {
 	Name    string `json:"name"`    // RouteMatrix, …
 	Pattern string `json:"pattern"` // "/api/public/matrix/{day}/{month}/{year}"
+	// Params are the types of the pattern's parameters, in order; each takes as many
+	// parameters as its Arity. Empty for a route without parameters.
+	Params []ParamType `json:"params,omitempty"`
 	// File is where the 200 body lives, with the pattern's parameters in canonical form
-	// (no leading zeros): "api/public/matrix/{day}/{month}/{year}.json".
+	// (no leading zeros, a pair in ascending order): "api/public/matrix/{day}/{month}/{year}.json".
 	File string `json:"file"`
-	// Check names the validator of the params, in pattern order: CheckLifePathNumber,
-	// CheckDate; empty for a route without params.
-	Check string `json:"check,omitempty"`
-	// Error is the error key of a path in the route's scope (Scope) that no route matches:
-	// a malformed or invalid parameter, a missing or extra segment.
+	// Packed, when set, says where the same bodies are also kept many to a file: the worker
+	// reads only these (docs/design.md §10).
+	Packed *Packed `json:"packed,omitempty"`
+	// Error is the error key of a path the route owns (EdgeConfig.Owner) that no route
+	// matches: a malformed or invalid parameter, a missing or extra segment.
 	Error string `json:"error,omitempty"`
-	// RateLimited routes count every request in their scope against the per-client limit,
-	// before validation.
+	// RateLimited routes count every request of a path they own against the per-client
+	// limit, before validation. All of them share one budget per client.
 	RateLimited bool `json:"rate_limited,omitempty"`
 	// Summary is a short Russian label (the OpenAPI operation's summary), Description the
 	// Russian sentence of the index and the home page, English the line of llms.txt.
@@ -177,13 +200,16 @@ type RateLimit struct {
 	IPv6Prefix    int `json:"ipv6_prefix"`    // 64: IPv6 clients are grouped by this prefix length
 }
 
-// Headers holds the header sets of §4. ETag, Retry-After, Allow for non-405 and
-// Content-Length are not here: the edge adds those per response.
+// Headers holds the header sets of §4. ETag, Retry-After and Content-Length are not here:
+// the edge adds those per response.
 type Headers struct {
-	// Common goes on every API response except the preflight (and 304 keeps it too).
+	// Common goes on every API response with a body.
 	Common map[string]string `json:"common"`
-	// ByStatus adds the headers of one status ("200", "304", "400", "404", "405", "429", "500").
+	// ByStatus adds the headers of one status ("200", "400", "404", "405", "429", "500");
+	// every status of an error has a set.
 	ByStatus map[string]map[string]string `json:"by_status"`
+	// NotModified is the whole header set of a 304 answer (without its ETag).
+	NotModified map[string]string `json:"not_modified"`
 	// Preflight is the whole header set of the 204 answer to OPTIONS.
 	Preflight map[string]string `json:"preflight"`
 }
@@ -255,6 +281,9 @@ func Parse(b []byte) (*Manifest, error) {
 	}
 	if len(m.Edge.Errors) == 0 || len(m.Edge.Headers.Common) == 0 {
 		return nil, invalid{errors.New("manifest has no edge config (regenerate the tree)")}
+	}
+	if err := m.Edge.Check(); err != nil {
+		return nil, invalid{fmt.Errorf("edge config: %w", err)}
 	}
 	return &m, nil
 }

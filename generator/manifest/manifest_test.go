@@ -70,7 +70,15 @@ func TestLoad(t *testing.T) {
 	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "no edge config") {
 		t.Fatalf("Load without edge config: %v", err)
 	}
-	write(`{"api_version":"1.0","edge":{"headers":{"common":{"X-API-License":"CC-BY-4.0"}},"errors":{"not_found":{"status":404}}},"files":[["a.json",2,"00"],["b.json",3,"11"]]}`)
+	const edge = `"prefix":"/api/public","rate_limit":{"requests":60,"window_seconds":60},` +
+		`"headers":{"common":{"X-API-License":"CC-BY-4.0"},"by_status":{"404":{}},"not_modified":{"X-API-License":"CC-BY-4.0"},"preflight":{"X-API-License":"CC-BY-4.0"}},` +
+		`"errors":{"not_found":{"status":404}},` +
+		`"edge_errors":{"not_found":"not_found","method_not_allowed":"not_found","too_many_requests":"not_found","internal":"not_found"}`
+	write(`{"api_version":"1.0","edge":{` + edge + `,"routes":[{"name":"x","pattern":"/api/public/x/{n}","file":"x.json","error":"gone"}]},"files":[]}`)
+	if _, err := Load(dir); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), `route x: no "gone" error`) {
+		t.Fatalf("Load of a config an edge cannot follow: %v", err)
+	}
+	write(`{"api_version":"1.0","edge":{` + edge + `},"files":[["a.json",2,"00"],["b.json",3,"11"]]}`)
 	m, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)

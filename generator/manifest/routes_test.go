@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -22,34 +23,174 @@ func TestRouteScopeAndParams(t *testing.T) {
 			if got := r.Scope(); got != tt.scope {
 				t.Errorf("Scope() = %q, want %q", got, tt.scope)
 			}
-			if got := r.Params(); !slices.Equal(got, tt.params) {
-				t.Errorf("Params() = %q, want %q", got, tt.params)
+			if got := r.ParamNames(); !slices.Equal(got, tt.params) {
+				t.Errorf("ParamNames() = %q, want %q", got, tt.params)
 			}
 		})
 	}
 }
 
-func TestRateLimited(t *testing.T) {
+// TestOwnerAndRateLimited: a path belongs to the route with the longest scope holding it,
+// then the one whose pattern's segments are closest in number, then the first; its rate
+// limit and error follow.
+func TestOwnerAndRateLimited(t *testing.T) {
 	c := &EdgeConfig{Routes: []Route{
-		{Pattern: APIPrefix + "/life-path/{number}"},
-		{Pattern: APIPrefix + "/matrix/{day}/{month}/{year}", RateLimited: true},
+		{Name: "index", Pattern: APIPrefix},
+		{Name: "list", Pattern: APIPrefix + "/life-path"},
+		{Name: "number", Pattern: APIPrefix + "/life-path/{number}"},
+		{Name: "date", Pattern: APIPrefix + "/life-path/{day}/{month}/{year}", RateLimited: true},
+		{Name: "matrix", Pattern: APIPrefix + "/matrix/{day}/{month}/{year}", RateLimited: true},
 	}}
 	tests := []struct {
-		name string
-		path string
-		want bool
+		name    string
+		path    string
+		owner   string
+		limited bool
 	}{
-		{"the scope itself", APIPrefix + "/matrix", true},
-		{"under it", APIPrefix + "/matrix/1/1/2000", true},
-		{"malformed under it", APIPrefix + "/matrix/x", true},
-		{"a longer word", APIPrefix + "/matrixx", false},
-		{"a route not limited", APIPrefix + "/life-path/7", false},
-		{"the prefix", APIPrefix, false},
+		{"the scope itself", APIPrefix + "/matrix", "matrix", true},
+		{"under it", APIPrefix + "/matrix/1/1/2000", "matrix", true},
+		{"malformed under it", APIPrefix + "/matrix/x", "matrix", true},
+		{"a trailing slash", APIPrefix + "/matrix/", "matrix", true},
+		{"a longer word", APIPrefix + "/matrixx", "index", false},
+		{"the prefix", APIPrefix, "index", false},
+		{"a shared scope itself", APIPrefix + "/life-path", "list", false},
+		{"one segment", APIPrefix + "/life-path/7", "number", false},
+		{"three segments", APIPrefix + "/life-path/1/2/3", "date", true},
+		{"three invalid segments", APIPrefix + "/life-path/x/y/z", "date", true},
+		{"four segments: closest is three", APIPrefix + "/life-path/1/2/3/4", "date", true},
+		{"two segments: a tie goes to the first", APIPrefix + "/life-path/1/2", "number", false},
+		{"an empty segment", APIPrefix + "/life-path//", "number", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := c.RateLimited(tt.path); got != tt.want {
-				t.Errorf("RateLimited(%q) = %v, want %v", tt.path, got, tt.want)
+			i := c.Owner(tt.path)
+			if i < 0 || c.Routes[i].Name != tt.owner {
+				t.Errorf("Owner(%q) = %d, want %s", tt.path, i, tt.owner)
+			}
+			if got := c.RateLimited(tt.path); got != tt.limited {
+				t.Errorf("RateLimited(%q) = %v, want %v", tt.path, got, tt.limited)
+			}
+		})
+	}
+	if i := c.Owner("/elsewhere"); i != -1 {
+		t.Errorf("Owner of a path outside the prefix = %d, want -1", i)
+	}
+}
+
+// TestParamTypes checks what each parameter type admits and how it makes values canonical.
+func TestParamTypes(t *testing.T) {
+	number := ParamType{Type: ParamNumber, Numbers: []int{1, 2, 11}}
+	pair := ParamType{Type: ParamPair, Numbers: []int{1, 2, 11}}
+	date := ParamType{Type: ParamDate, FirstYear: 1900, LastYear: 2100}
+	tests := []struct {
+		name string
+		typ  ParamType
+		in   []int
+		ok   bool
+		out  []int
+	}{
+		{"number in the set", number, []int{11}, true, []int{11}},
+		{"number outside", number, []int{3}, false, nil},
+		{"pair in order", pair, []int{2, 11}, true, []int{2, 11}},
+		{"pair reversed", pair, []int{11, 2}, true, []int{2, 11}},
+		{"pair twice one number", pair, []int{1, 1}, true, []int{1, 1}},
+		{"pair, second outside", pair, []int{1, 3}, false, nil},
+		{"pair, first outside", pair, []int{0, 1}, false, nil},
+		{"date", date, []int{29, 2, 2000}, true, []int{29, 2, 2000}},
+		{"date not leap", date, []int{29, 2, 1900}, false, nil},
+		{"date out of range", date, []int{31, 12, 1899}, false, nil},
+		{"date month 13", date, []int{1, 13, 2000}, false, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := slices.Clone(tt.in)
+			if got := tt.typ.Admit(v); got != tt.ok {
+				t.Fatalf("Admit(%v) = %v, want %v", tt.in, got, tt.ok)
+			}
+			if tt.ok && !slices.Equal(v, tt.out) {
+				t.Errorf("canonical %v, want %v", v, tt.out)
+			}
+		})
+	}
+}
+
+// TestRouteValuesAndFiles checks the values of each type, the file of each value and its
+// way back from the file, and the packed file and line of a date.
+func TestRouteValuesAndFiles(t *testing.T) {
+	pair := Route{Name: "pair", Pattern: APIPrefix + "/p/{a}/{b}", File: "api/public/p/{a}/{b}.json",
+		Params: []ParamType{{Type: ParamPair, Numbers: []int{1, 2, 11}}}}
+	if got := pair.Values(nil); len(got) != 6 || !slices.Equal(got[2], []int{1, 11}) || !slices.Equal(got[5], []int{11, 11}) {
+		t.Errorf("pair values = %v, want the 6 unordered pairs, ascending", got)
+	}
+	date := Route{Name: "date", Pattern: APIPrefix + "/d/{day}/{month}/{year}", File: "api/public/d/{day}/{month}/{year}.json",
+		Params: []ParamType{{Type: ParamDate, FirstYear: 1900, LastYear: 2100}},
+		Packed: &Packed{File: "api/public/d-months/{year}/{month}.jsonl", Line: "day"}}
+	vals := date.Values([]int{1899, 2000, 2101})
+	if len(vals) != 366 || !slices.Equal(vals[0], []int{1, 1, 2000}) || !slices.Equal(vals[365], []int{31, 12, 2000}) {
+		t.Errorf("date values: %d, first %v, last %v; want the 366 days of 2000 in order", len(vals), vals[0], vals[len(vals)-1])
+	}
+	if got := date.FilePath([]int{5, 1, 2000}); got != "api/public/d/5/1/2000.json" {
+		t.Errorf("FilePath = %s", got)
+	}
+	if got, line := date.PackedPath([]int{5, 1, 2000}); got != "api/public/d-months/2000/1.jsonl" || line != 5 {
+		t.Errorf("PackedPath = %s line %d", got, line)
+	}
+	for _, tt := range []struct {
+		path string
+		vals []int
+	}{
+		{"api/public/d/5/1/2000.json", []int{5, 1, 2000}},
+		{"api/public/d/05/1/2000.json", nil},
+		{"api/public/d/5/1/2000.jsonl", nil},
+		{"api/public/d/5/1.json", nil},
+		{"api/public/d/x/1/2000.json", nil},
+	} {
+		got, ok := date.MatchFile(tt.path)
+		if ok != (tt.vals != nil) || (ok && !slices.Equal(got, tt.vals)) {
+			t.Errorf("MatchFile(%s) = %v %v, want %v", tt.path, got, ok, tt.vals)
+		}
+	}
+	if got, ok := date.MatchPacked("api/public/d-months/2000/1.jsonl"); !ok || !slices.Equal(got, []int{0, 1, 2000}) {
+		t.Errorf("MatchPacked = %v %v", got, ok)
+	}
+}
+
+// TestRouteCheck checks that a row an edge cannot follow is refused with its reason.
+func TestRouteCheck(t *testing.T) {
+	good := Route{Name: "x", Pattern: APIPrefix + "/x/{a}/{b}", File: "api/public/x/{a}-{b}.json",
+		Params: []ParamType{{Type: ParamPair, Numbers: []int{1, 2}}}}
+	if err := good.Check(APIPrefix); err != nil {
+		t.Fatalf("a good row: %v", err)
+	}
+	tests := []struct {
+		name   string
+		change func(r *Route)
+		want   string
+	}{
+		{"outside the prefix", func(r *Route) { r.Pattern = "/other/{a}/{b}" }, "is not a path under"},
+		{"unknown type", func(r *Route) { r.Params[0].Type = "colour" }, `unknown parameter type "colour"`},
+		{"arity", func(r *Route) { r.Params[0].Type = ParamNumber }, "take 1 parameters, the pattern has 2"},
+		{"numbers out of order", func(r *Route) { r.Params[0].Numbers = []int{2, 1} }, "want distinct values, ascending"},
+		{"no numbers", func(r *Route) { r.Params[0].Numbers = nil }, "want distinct values, ascending"},
+		{"file lacks a parameter", func(r *Route) { r.File = "api/public/x/{a}.json" }, "every parameter of the pattern"},
+		{"file names another", func(r *Route) { r.File = "api/public/x/{a}-{c}.json" }, `parameter "c" is not in the pattern`},
+		{"file outside the tree", func(r *Route) { r.File = "/x/{a}-{b}.json" }, "not a path inside the tree"},
+		{"packed line", func(r *Route) { r.Packed = &Packed{File: "api/public/x/{a}.jsonl", Line: "c"} }, `packed line "c"`},
+		{"part of a segment", func(r *Route) { r.Pattern = APIPrefix + "/x/{a}-{b}" }, "a parameter is a whole segment"},
+		{"a date's years", func(r *Route) {
+			r.Pattern = APIPrefix + "/x/{a}/{b}/{c}"
+			r.File = "api/public/{a}/{b}/{c}.json"
+			r.Params = []ParamType{{Type: ParamDate}}
+		}, "date years 0–0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := good
+			r.Params = slices.Clone(good.Params)
+			tt.change(&r)
+			err := r.Check(APIPrefix)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Check = %v, want an error with %q", err, tt.want)
 			}
 		})
 	}

@@ -81,7 +81,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		return &xs[len(xs)-1]
 	}
 	api := srv.URL + manifest.APIPrefix
-	routes := []string{"", "/openapi.json", "/life-path", "/life-path/7", "/matrix/15/5/1990"}
+	routes := []string{"", "/openapi.json", "/life-path", "/life-path/7", "/matrix/15/5/1990", "/life-path/15/5/1990", "/arcana", "/arcana/7", "/positions", "/compatibility/3/11", "/compatibility/11/3"}
 	for _, r := range routes {
 		for _, r := range []string{r, r + "/"} { // one trailing slash is tolerated
 			ok := add("GET "+r, http.MethodGet, api+r, 200, "", nil)
@@ -106,6 +106,16 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	for _, p := range []string{"/matrix/x/1/1990", "/matrix/%31/1/1990", "/matrix/1/1/1234567890"} {
 		add("400 "+p, http.MethodGet, api+p, 400, "", nil).badParam = true
 	}
+	for _, date := range sampleDates() {
+		add("life path of "+date, http.MethodGet, api+"/life-path/"+date, 200, "", nil)
+	}
+	for _, p := range []string{"/life-path/30/2/1990", "/life-path/29/2/2100", "/life-path/1/1/2101", "/life-path/0/1/1990"} {
+		add("400 "+p, http.MethodGet, api+p, 400, "", nil)
+	}
+	for _, p := range []string{"/life-path/x/1/1990", "/life-path/1/%31/1990"} {
+		add("400 "+p, http.MethodGet, api+p, 400, "", nil).badParam = true
+	}
+	add("400 /life-path/1/1/1990/1", http.MethodGet, api+"/life-path/1/1/1990/1", 400, "InvalidDate", nil)
 	add("400 /matrix", http.MethodGet, api+"/matrix", 400, "", nil)
 	add("400 /matrix/", http.MethodGet, api+"/matrix/", 400, "", nil)
 	add("405 DELETE /matrix", http.MethodDelete, api+"/matrix", 405, "", nil)
@@ -120,7 +130,30 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		add("404 "+p, http.MethodGet, api+p, 404, "", nil).badParam = true
 	}
 	add("404 /life-path/1/2", http.MethodGet, api+"/life-path/1/2", 404, "NumberNotFound", nil)
-	for _, p := range []string{"/nope", "/nope/", "/edge.json", "/matrixx", "/life-pat"} {
+	for _, n := range rules.ArcanaNumbers {
+		add(fmt.Sprintf("arcana %d", n), http.MethodGet, api+"/arcana/"+strconv.Itoa(n), 200, "", nil)
+	}
+	for _, p := range []string{"/arcana/0", "/arcana/23", "/arcana/033"} {
+		add("404 "+p, http.MethodGet, api+p, 404, "", nil)
+	}
+	for _, p := range []string{"/arcana/fool", "/arcana/%37"} {
+		add("404 "+p, http.MethodGet, api+p, 404, "", nil).badParam = true
+	}
+	add("404 /arcana/1/2", http.MethodGet, api+"/arcana/1/2", 404, "ArcanaNotFound", nil)
+	for i, a := range rules.LifePathNumbers {
+		for _, b := range rules.LifePathNumbers[i:] {
+			add(fmt.Sprintf("compatibility %d %d", b, a), http.MethodGet, fmt.Sprintf("%s/compatibility/%d/%d", api, b, a), 200, "", nil)
+		}
+	}
+	for _, p := range []string{"/compatibility/3/10", "/compatibility/0/1", "/compatibility/34/33", "/compatibility", "/compatibility/"} {
+		add("404 "+p, http.MethodGet, api+p, 404, "", nil)
+	}
+	add("404 /compatibility/x/1", http.MethodGet, api+"/compatibility/x/1", 404, "", nil).badParam = true
+	for _, p := range []string{"/compatibility/3", "/compatibility/1/2/3"} {
+		add("404 "+p, http.MethodGet, api+p, 404, "NumberNotFound", nil)
+	}
+	add("404 /positions/1", http.MethodGet, api+"/positions/1", 404, "NotFound", nil)
+	for _, p := range []string{"/nope", "/nope/", "/edge.json", "/matrixx", "/life-pat", "/positions.json"} {
 		add("404 "+p, http.MethodGet, api+p, 404, "", nil)
 	}
 	add("HEAD 404 /nope", http.MethodHead, api+"/nope", 404, "", nil)
@@ -131,7 +164,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 
 	limited := testsupport.ServeTree(t, tree, 1)
 	fetch(t, http.MethodGet, limited.URL+manifest.APIPrefix+"/matrix/1/1/1990", nil)
-	for _, p := range []string{"/matrix/1/1/1990", "/matrix", "/matrix/30/2/1990/"} {
+	for _, p := range []string{"/matrix/1/1/1990", "/matrix", "/matrix/30/2/1990/", "/life-path/1/1/1990", "/life-path/30/2/1990"} {
 		x := add("429 "+p, http.MethodGet, limited.URL+manifest.APIPrefix+p, 429, "", nil)
 		x.req.URL.Host = strings.TrimPrefix(srv.URL, "http://") // the document's server
 	}
@@ -175,6 +208,30 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{"bad parameter answered 200", "404 /life-path/abc", func(x *exchange) { x.status = 200 }},
 		{"arcana out of range", "GET /matrix/15/5/1990", func(x *exchange) {
 			x.body = bytes.Replace(x.body, []byte(`"arcana":15`), []byte(`"arcana":23`), 1)
+		}},
+		{"life path of a date: a number that is none", "GET /life-path/15/5/1990", func(x *exchange) {
+			x.body = bytes.Replace(x.body, []byte(`"number":3,`), []byte(`"number":10,`), 1)
+		}},
+		{"life path of a date without its item", "GET /life-path/15/5/1990", func(x *exchange) {
+			x.body = bytes.Replace(x.body, []byte(`"life_path":`), []byte(`"lifepath":`), 1)
+		}},
+		{"arcanum out of range", "GET /arcana/7", func(x *exchange) {
+			x.body = bytes.Replace(x.body, []byte(`{"number":7,`), []byte(`{"number":23,`), 1)
+		}},
+		{"arcana not found with another error's numbers", "404 /arcana/23", func(x *exchange) {
+			x.body = bytes.Replace(x.body, []byte(`"valid_numbers":[1,2,3,4,5,6,7,8,9,10,`), []byte(`"valid_numbers":[1,2,3,4,5,6,7,8,9,`), 1)
+		}},
+		{"arcana list without one", "GET /arcana", func(x *exchange) {
+			x.body = bytes.Replace(x.body, []byte(`{"number":1,`), []byte(`{"numbr":1,`), 1)
+		}},
+		{"positions: an unknown key", "GET /positions", func(x *exchange) {
+			x.body = bytes.Replace(x.body, []byte(`"key":"soul"`), []byte(`"key":"mind"`), 1)
+		}},
+		{"compatibility as a percentage", "GET /compatibility/3/11", func(x *exchange) {
+			x.body = bytes.Replace(x.body, []byte(`"level":"`), []byte(`"level":"87% `), 1)
+		}},
+		{"compatibility of a pair not in order", "GET /compatibility/11/3", func(x *exchange) {
+			x.body = bytes.Replace(x.body, []byte(`"numbers":[3,11]`), []byte(`"numbers":[3,10]`), 1)
 		}},
 		{"extra field", "GET /life-path/7", func(x *exchange) {
 			x.body = bytes.Replace(x.body, []byte(`{"number"`), []byte(`{"extra":1,"number"`), 1)

@@ -126,6 +126,7 @@ func (w *archiveWriter) writeZip(ctx context.Context, out io.Writer) error {
 	date := uint16((t.Year()-1980)<<9 | int(t.Month())<<5 | t.Day())
 	clock := uint16(t.Hour()<<11 | t.Minute()<<5 | t.Second()/2)
 	header := func(name string, mode os.FileMode) *zip.FileHeader {
+		//lint:ignore SA1019 the MS-DOS fields on purpose: Modified would add an extended-time field
 		h := &zip.FileHeader{Name: name, ModifiedDate: date, ModifiedTime: clock}
 		h.SetMode(mode)
 		return h

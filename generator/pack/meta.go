@@ -11,7 +11,6 @@ import (
 
 	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/manifest"
-	"github.com/opennumerology/numerology/generator/rules"
 	"github.com/opennumerology/numerology/internal/contract"
 )
 
@@ -138,11 +137,7 @@ type file struct {
 
 // buildFiles renders the tables and documents, and SHA256SUMS over them and the tree files.
 func buildFiles(m *manifest.Manifest, src []manifest.File, t *tables, opts Options) ([]file, error) {
-	csvs := []file{
-		{MatrixCSV, t.matrixCSV()},
-		{ArcanaCSV, t.arcanaCSV()},
-		{LifePathCSV, t.lifePathCSV()},
-	}
+	csvs := t.csvs()
 	d := &docs{m: m, t: t, opts: opts, base: BaseName(m.APIVersion)}
 	pkg, err := d.dataPackage(csvs)
 	if err != nil {
@@ -152,7 +147,7 @@ func buildFiles(m *manifest.Manifest, src []manifest.File, t *tables, opts Optio
 		file{DataPackageFile, pkg},
 		file{CitationFile, d.citation()},
 		file{LicenseFile, d.license()},
-		file{ReadmeFile, d.readme(len(src), len(t.matrix))},
+		file{ReadmeFile, d.readme(len(src))},
 	)
 	type sum struct{ name, hex string }
 	sums := make([]sum, 0, len(src)+len(files))
@@ -179,53 +174,46 @@ type docs struct {
 	base string
 }
 
+// field is the Table Schema field of a table's column; a date column is bounded by the
+// first and last date of the table.
+func field(f generator.TableField, first, last string) Field {
+	c := &Constraints{Required: true, Unique: f.Unique}
+	out := Field{Name: f.Name, Type: f.Type, Description: f.Description, Constraints: c}
+	switch {
+	case f.Type == "date":
+		out.Format, c.Minimum, c.Maximum = "default", first, last
+	case f.Enum != nil:
+		c.Enum = f.Enum
+	case f.Min != 0 || f.Max != 0:
+		c.Minimum, c.Maximum = f.Min, f.Max
+	}
+	return out
+}
+
 func (d *docs) dataPackage(csvs []file) ([]byte, error) {
-	intField := func(name, desc string, lo, hi int) Field {
-		return Field{Name: name, Type: "integer", Description: desc, Constraints: &Constraints{Required: true, Minimum: lo, Maximum: hi}}
-	}
-	str := func(name, desc string) Field {
-		return Field{Name: name, Type: "string", Description: desc, Constraints: &Constraints{Required: true}}
-	}
-	first, last := d.t.matrix[0], d.t.matrix[len(d.t.matrix)-1]
-	matrixFields := []Field{
-		{Name: "date", Type: "date", Format: "default", Description: "Birth date, ISO 8601 (YYYY-MM-DD)",
-			Constraints: &Constraints{Required: true, Unique: true,
-				Minimum: fmt.Sprintf("%04d-%02d-%02d", first.year, first.month, first.day),
-				Maximum: fmt.Sprintf("%04d-%02d-%02d", last.year, last.month, last.day)}},
-		intField("day", "Day of the month", 1, 31),
-		intField("month", "Month", 1, 12),
-		intField("year", "Year", rules.FirstYear, rules.LastYear),
-	}
-	var fks []ForeignKey
-	for _, k := range rules.PositionKeys() {
-		matrixFields = append(matrixFields, intField(k, "Arcana number (1–22) of the matrix position "+k+"; see arcana.csv", 1, 22))
-		fks = append(fks, ForeignKey{Fields: k, Reference: ForeignTable{Resource: "arcana", Fields: "number"}})
-	}
-	schemas := map[string]struct {
+	type resource struct {
 		title, desc string
 		schema      Schema
-	}{
-		MatrixCSV: {"Destiny matrix of every birth date",
-			"One row per date: the arcana number of each of the 12 positions, in the order of the API's matrix record. The same values as api/public/matrix/{day}/{month}/{year}.json.",
-			Schema{Fields: matrixFields, PrimaryKey: []string{"date"}, ForeignKeys: fks}},
-		ArcanaCSV: {"The 22 arcana",
-			"Number, Russian name, keyword and emoji of each arcana, as in the matrix records.",
-			Schema{Fields: []Field{
-				{Name: "number", Type: "integer", Description: "Arcana number", Constraints: &Constraints{Required: true, Unique: true, Minimum: 1, Maximum: 22}},
-				str("name", "Name (Russian)"), str("keyword", "Keyword (Russian)"), str("emoji", "Emoji"),
-			}, PrimaryKey: []string{"number"}}},
-		LifePathCSV: {"Life path numbers",
-			"The 12 life path numbers briefly, as in api/public/life-path.json; full records are in api/public/life-path/{number}.json.",
-			Schema{Fields: []Field{
-				{Name: "number", Type: "integer", Description: "Life path number", Constraints: &Constraints{Required: true, Unique: true, Enum: rules.LifePathNumbers}},
-				str("archetype", "Archetype (Russian)"), str("tagline", "Tagline (Russian)"), str("short_description", "Short description (Russian)"),
-			}, PrimaryKey: []string{"number"}}},
+	}
+	schemas := map[string]resource{}
+	var titles []string
+	for _, t := range d.t.done {
+		first, last := t.dateRange()
+		sch := Schema{PrimaryKey: t.Table.PrimaryKey}
+		for _, f := range t.Table.Fields {
+			sch.Fields = append(sch.Fields, field(f, first, last))
+		}
+		for _, fk := range t.Table.ForeignKeys {
+			sch.ForeignKeys = append(sch.ForeignKeys, ForeignKey{Fields: fk.Field, Reference: ForeignTable{Resource: fk.Table, Fields: fk.TableField}})
+		}
+		schemas[t.Table.File()] = resource{t.Table.Title, t.Table.Description, sch}
+		titles = append(titles, strings.ToLower(t.Table.Title[:1])+t.Table.Title[1:])
 	}
 	pkg := DataPackage{
 		Profile:      "tabular-data-package",
 		Name:         contract.DatasetName,
 		Title:        d.opts.Title + " — dataset " + d.m.APIVersion,
-		Description:  "The complete Open Numerology Data API " + d.m.APIVersion + " for offline use: the destiny matrix of every birth date, the 22 arcana and the 12 life path numbers as CSV tables, and every JSON response of the API under api/public/. Texts are in Russian.",
+		Description:  "The complete Open Numerology Data API " + d.m.APIVersion + " for offline use: " + strings.Join(titles, "; ") + " as CSV tables, and every JSON response of the API under api/public/. Texts are in Russian.",
 		Version:      d.m.APIVersion,
 		Homepage:     d.m.SiteURL,
 		Keywords:     []string{"numerology", "destiny matrix", "life path number", "open data", "нумерология"},
@@ -266,9 +254,9 @@ func (d *docs) citation() []byte {
 	w("message: %s\n", yq("If you use this dataset, please cite it as below. Если вы используете эти данные, укажите источник так, как указано ниже."))
 	w("type: dataset\n")
 	w("title: %s\n", yq(d.opts.Title+" — dataset "+d.m.APIVersion))
-	first, last := d.t.matrix[0], d.t.matrix[len(d.t.matrix)-1]
-	w("abstract: %s\n", yq(fmt.Sprintf("The destiny matrix of every birth date from %02d.%02d.%04d to %02d.%02d.%04d, the 22 arcana and the 12 life path numbers, as CSV tables and the JSON responses of the API at %s (texts in Russian).",
-		first.day, first.month, first.year, last.day, last.month, last.year, d.m.APIBase)))
+	first, last := d.m.Years[0], d.m.Years[len(d.m.Years)-1]
+	w("abstract: %s\n", yq(fmt.Sprintf("The destiny matrix of every birth date from 01.01.%04d to 31.12.%04d, the 22 arcana and the 12 life path numbers, as CSV tables and the JSON responses of the API at %s (texts in Russian).",
+		first, last, d.m.APIBase)))
 	w("authors:\n  - name: %s\n    website: %s\n", yq(d.opts.Publisher), yq(d.m.SiteURL))
 	w("version: %s\n", yq(d.m.APIVersion))
 	w("license: %s\n", LicenseID)
@@ -314,12 +302,21 @@ attribution_html), and each record has its own suggested_citation.
 `)
 }
 
-func (d *docs) readme(jsonFiles, rows int) []byte {
+func (d *docs) readme(jsonFiles int) []byte {
 	r := d.t.record
 	// Russian groups thousands with a non-breaking space (73 414), English with a comma.
-	ru := generator.GroupThousands
-	en := func(n int) string { return strings.ReplaceAll(ru(n), "\u00a0", ",") }
+	ruNum := generator.GroupThousands
+	enNum := func(n int) string { return strings.ReplaceAll(ruNum(n), "\u00a0", ",") }
 	tgz, zip := d.base+TarGz, d.base+Zip
+	var ru, en strings.Builder
+	for _, t := range d.t.done {
+		ru.WriteString("| `" + t.Table.File() + "` | " + t.Table.Russian + " (" + ruNum(len(t.rows)) + " строк) |\n")
+		en.WriteString("- `" + t.Table.File() + "` — " + t.Table.Description + " (" + enNum(len(t.rows)) + " rows)\n")
+	}
+	var files []string
+	for _, rt := range generator.Routes() {
+		files = append(files, "`"+strings.TrimPrefix(rt.File, "api/public/")+"`")
+	}
 	return []byte(`# ` + d.opts.Title + ` — набор данных ` + d.m.APIVersion + ` / dataset ` + d.m.APIVersion + `
 
 Источник / source: ` + d.opts.Publisher + `, ` + d.m.SiteURL + ` · API: ` + d.m.APIBase + `
@@ -336,10 +333,7 @@ func (d *docs) readme(jsonFiles, rows int) []byte {
 
 | файл | содержимое |
 |---|---|
-| ` + "`matrix.csv`" + ` | матрица судьбы для каждой даты (` + ru(rows) + ` строк): дата ISO, день, месяц, год и номера арканов 12 позиций в порядке API (` + strings.Join(rules.PositionKeys(), ", ") + `) |
-| ` + "`arcana.csv`" + ` | арканы: номер, название, ключевое слово, эмодзи |
-| ` + "`life-path.csv`" + ` | числа жизненного пути: число, архетип, девиз, краткое описание |
-| ` + "`api/public/`" + ` | все ответы API в формате JSON (` + ru(jsonFiles) + ` файлов), байт в байт как их отдаёт сервер: ` + "`life-path.json`, `life-path/{n}.json`, `matrix/{день}/{месяц}/{год}.json`, `errors/`, `index.json`" + ` |
+` + ru.String() + `| ` + "`api/public/`" + ` | все ответы API в формате JSON (` + ruNum(jsonFiles) + ` файлов), байт в байт как их отдаёт сервер: ` + strings.Join(files, ", ") + `, ` + "`errors/`" + ` |
 | ` + "`datapackage.json`" + ` | описание таблиц в формате Frictionless Data Package: поля, типы, размеры, хеши |
 | ` + "`CITATION.cff`" + ` | как цитировать (Citation File Format 1.2.0) |
 | ` + "`LICENSE`" + ` | лицензия Creative Commons «` + d.opts.LicenseName + `» (CC BY 4.0) и формулировка атрибуции |
@@ -370,10 +364,7 @@ and your own applications. The texts are in Russian.
 
 ### What is inside
 
-- ` + "`matrix.csv`" + ` — the destiny matrix of every date (` + en(rows) + ` rows): ISO date, day, month, year and the arcana number of the 12 positions in the API's order.
-- ` + "`arcana.csv`" + ` — number, name, keyword and emoji of each arcana.
-- ` + "`life-path.csv`" + ` — number, archetype, tagline and short description of the 12 life path numbers.
-- ` + "`api/public/`" + ` — every JSON response of the API (` + en(jsonFiles) + ` files), the exact bytes the API serves.
+` + en.String() + `- ` + "`api/public/`" + ` — every JSON response of the API (` + enNum(jsonFiles) + ` files), the exact bytes the API serves.
 - ` + "`datapackage.json`" + ` — a Frictionless Data Package descriptor: the tables' fields, types, sizes and hashes (load it with frictionless-py, ` + "`datapackage` in R" + `, or read the CSVs directly).
 - ` + "`CITATION.cff`, `LICENSE` (CC BY 4.0 and the attribution wording), `SHA256SUMS`" + `.
 

@@ -26,6 +26,7 @@ import (
 
 	kflate "github.com/klauspost/compress/flate"
 
+	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/internal/contract"
 )
@@ -141,7 +142,7 @@ func Pack(ctx context.Context, opts Options) (*Result, error) {
 			return nil, &OutputError{err}
 		}
 	}
-	return &Result{Archives: archives, Entries: len(entries), MatrixRows: len(tab.matrix), Duration: time.Since(start)}, nil
+	return &Result{Archives: archives, Entries: len(entries), MatrixRows: tab.rowsOf(MatrixCSV), Duration: time.Since(start)}, nil
 }
 
 // packedFiles loads the tree's manifest and lists the files the archives hold.
@@ -152,6 +153,9 @@ func packedFiles(dir string) (*manifest.Manifest, []manifest.File, error) {
 	}
 	var src []manifest.File
 	for _, f := range m.Files {
+		if !fs.ValidPath(f.Path) || strings.Contains(f.Path, `\`) {
+			return nil, nil, &InputError{manifest.Mismatch(fmt.Errorf("%s lists %q, which is not a path inside the tree", filepath.Join(dir, manifest.FileName), f.Path))}
+		}
 		if IsPacked(f.Path) {
 			src = append(src, f)
 		}
@@ -165,7 +169,7 @@ func packedFiles(dir string) (*manifest.Manifest, []manifest.File, error) {
 // collectEntries reads the tree's files and builds the dataset's own (CSV tables,
 // datapackage.json, CITATION.cff, SHA256SUMS): every entry of the archives, sorted by name.
 func collectEntries(ctx context.Context, opts Options, m *manifest.Manifest, src []manifest.File, prog *progress) ([]*entry, *tables, error) {
-	entries, tab, err := readTree(ctx, opts.Dir, src, prog)
+	entries, tab, err := readTree(ctx, opts.Dir, m.Years, src, prog)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -224,13 +228,31 @@ func writeArchives(ctx context.Context, dir, base string, w *archiveWriter) ([]A
 }
 
 // IsPacked reports whether a tree file belongs in the archives: the API's public JSON,
-// without the edge configuration and the packed month files (api/public/edge.json and
-// api/public/matrix-months/ are the worker's wiring, not data: the month files repeat the
-// per-date records byte for byte, and neither is served as an API route).
+// without the edge configuration and the date routes' packed month files (the worker's
+// wiring, not data: the month files repeat the per-date records byte for byte, and neither
+// is served as an API route).
 func IsPacked(treePath string) bool {
-	return strings.HasPrefix(treePath, "api/public/") && treePath != manifest.EdgeFile &&
-		!strings.HasPrefix(treePath, manifest.MatrixMonthsDir+"/")
+	if !strings.HasPrefix(treePath, "api/public/") || treePath == manifest.EdgeFile {
+		return false
+	}
+	for _, r := range packedRoutes {
+		if _, ok := r.MatchPacked(treePath); ok {
+			return false
+		}
+	}
+	return true
 }
+
+// packedRoutes are the routes with packed files.
+var packedRoutes = func() []manifest.Route {
+	var out []manifest.Route
+	for _, r := range generator.Routes() {
+		if r.Packed != nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}()
 
 // compressor returns a zip payload compressor bound to fw (nil: a new one).
 func compressor(fw *kflate.Writer) func([]byte) []byte {
@@ -260,9 +282,9 @@ func newEntry(name string, body []byte, deflate func([]byte) []byte) *entry {
 
 // readTree reads, checks and compresses every packed file on several goroutines, and
 // collects the table rows from the records.
-func readTree(ctx context.Context, dir string, src []manifest.File, prog *progress) ([]*entry, *tables, error) {
+func readTree(ctx context.Context, dir string, years []int, src []manifest.File, prog *progress) ([]*entry, *tables, error) {
 	entries := make([]*entry, len(src))
-	tb := newTables(len(src))
+	tb := newTables()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var next atomic.Int64
@@ -281,7 +303,7 @@ func readTree(ctx context.Context, dir string, src []manifest.File, prog *progre
 				for i := lo; i < min(lo+chunk, len(src)); i++ {
 					e, err := readEntry(dir, &src[i], deflate)
 					if err == nil {
-						err = tb.add(i, src[i].Path, e.body)
+						err = tb.add(src[i].Path, e.body)
 					}
 					if err != nil {
 						cancel(err)
@@ -297,7 +319,7 @@ func readTree(ctx context.Context, dir string, src []manifest.File, prog *progre
 	if err := context.Cause(ctx); err != nil {
 		return nil, nil, err
 	}
-	if err := tb.finish(); err != nil {
+	if err := tb.finish(years); err != nil {
 		return nil, nil, &InputError{err}
 	}
 	return entries, tb, nil
@@ -320,12 +342,24 @@ func readEntry(dir string, f *manifest.File, deflate func([]byte) []byte) (*entr
 	return e, nil
 }
 
-// publish copies the archives that fit into dir/downloads/, removes older downloads and
-// rewrites the manifest to list exactly what downloads/ holds.
+// publish copies the archives that fit into dir/downloads/, removes the older downloads
+// that pack itself published (those the manifest lists under downloads/, and the temporary
+// files of an interrupted publish) and rewrites the manifest to list exactly what it
+// published. Anything else in downloads/ is the user's and stays. downloads/ must be a
+// real directory of the tree: pack never writes or deletes through a link out of it.
 func publish(dir string, m *manifest.Manifest, archives []Archive) error {
 	downloads := filepath.Join(dir, manifest.DownloadsDir)
-	if err := os.MkdirAll(downloads, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", downloads, err)
+	fi, err := os.Lstat(downloads)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.Mkdir(downloads, 0o755); err != nil {
+			return fmt.Errorf("create %s: %w", downloads, err)
+		}
+	case err != nil:
+		return fmt.Errorf("publish into %s: %w", downloads, err)
+	case !fi.IsDir():
+		// A link is refused even to a folder: pack writes and deletes only inside the tree.
+		return fmt.Errorf("publish into %s: it is not a folder of the tree (%s); pack writes only into a real %s/ folder", downloads, fileKind(fi), manifest.DownloadsDir)
 	}
 	var files []manifest.File
 	keep := map[string]bool{}
@@ -345,25 +379,60 @@ func publish(dir string, m *manifest.Manifest, archives []Archive) error {
 		keep[a.Name] = true
 		files = append(files, manifest.File{Path: manifest.DownloadsDir + "/" + a.Name, Size: a.Size, SHA256: a.SHA256})
 	}
-	old, err := os.ReadDir(downloads)
+	ours := map[string]bool{} // the names pack published before, or publishes now
+	for _, p := range m.RemoveUnder(manifest.DownloadsDir) {
+		name := strings.TrimPrefix(p, manifest.DownloadsDir+"/")
+		if !strings.Contains(name, "/") && fs.ValidPath(name) {
+			ours[name] = true
+		}
+	}
+	for name := range keep {
+		ours[name] = true
+	}
+	entries, err := os.ReadDir(downloads)
 	if err != nil {
 		return fmt.Errorf("list %s: %w", downloads, err)
 	}
-	for _, e := range old {
-		if !keep[e.Name()] {
-			if err := os.RemoveAll(filepath.Join(downloads, e.Name())); err != nil {
-				return fmt.Errorf("remove stale download: %w", err)
-			}
+	for _, e := range entries {
+		if keep[e.Name()] || !e.Type().IsRegular() || !ours[e.Name()] && !ours[tempOf(e.Name())] {
+			continue
+		}
+		if err := os.Remove(filepath.Join(downloads, e.Name())); err != nil {
+			return fmt.Errorf("remove stale download: %w", err)
 		}
 	}
-	if len(files) == 0 {
+	if left, err := os.ReadDir(downloads); err == nil && len(left) == 0 {
 		if err := os.Remove(downloads); err != nil {
 			return fmt.Errorf("remove empty %s: %w", downloads, err)
 		}
 	}
-	m.RemoveUnder(manifest.DownloadsDir)
 	m.SetFiles(files...)
 	return m.Write(dir)
+}
+
+// tempOf returns the name whose temporary file manifest.WriteFileAtomic names name
+// (".<name>.tmp-<digits>"), or "".
+func tempOf(name string) string {
+	rest, ok := strings.CutPrefix(name, ".")
+	if !ok {
+		return ""
+	}
+	i := strings.LastIndex(rest, ".tmp-")
+	if i <= 0 {
+		return ""
+	}
+	digits := rest[i+len(".tmp-"):]
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return ""
+	}
+	return rest[:i]
+}
+
+func fileKind(fi fs.FileInfo) string {
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return "a link"
+	}
+	return "a file"
 }
 
 // unwrapPath drops the *PathError wrapper, whose path the caller's message already names.

@@ -21,7 +21,6 @@ import (
 	json "github.com/goccy/go-json"
 	kgzip "github.com/klauspost/compress/gzip"
 
-	"github.com/opennumerology/numerology/content"
 	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
@@ -169,14 +168,19 @@ func TestArchiveFileList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"CITATION.cff", "LICENSE", "README.md", "SHA256SUMS", "arcana.csv", "datapackage.json", "life-path.csv", "matrix.csv"}
+	want := []string{"CITATION.cff", "LICENSE", "README.md", "SHA256SUMS", "datapackage.json"}
+	docs := len(want)
+	for _, rt := range generator.Tables() {
+		want = append(want, rt.Table.File())
+	}
+	tables := len(want) - docs
 	for _, f := range m.Files {
-		if strings.HasPrefix(f.Path, "api/public/") && f.Path != manifest.EdgeFile && !strings.HasPrefix(f.Path, manifest.MatrixMonthsDir+"/") {
+		if strings.HasPrefix(f.Path, "api/public/") && f.Path != manifest.EdgeFile && !strings.HasSuffix(f.Path, ".jsonl") {
 			want = append(want, f.Path)
 		}
 	}
 	slices.Sort(want)
-	if n := len(want) - 8 - 12 - 1; n < fullDates {
+	if n := len(want) - docs - tables - 12 - 1; n < fullDates {
 		t.Fatalf("the tree lists %d matrix records, want at least %d", n, fullDates)
 	}
 	for _, tc := range []struct {
@@ -271,12 +275,28 @@ func readCSV(t *testing.T, b []byte) [][]string {
 	return rows
 }
 
+// columns are the header of a table of generator.Tables.
+func columns(t *testing.T, file string) []string {
+	t.Helper()
+	for _, rt := range generator.Tables() {
+		if rt.Table.File() == file {
+			var out []string
+			for _, f := range rt.Table.Fields {
+				out = append(out, f.Name)
+			}
+			return out
+		}
+	}
+	t.Fatalf("no table %s", file)
+	return nil
+}
+
 func TestTablesAgreeWithRecords(t *testing.T) {
 	fs := tarFiles(t)
 	t.Run("matrix.csv", func(t *testing.T) {
 		rows := readCSV(t, fs[MatrixCSV])
-		if !slices.Equal(rows[0], MatrixColumns()) {
-			t.Fatalf("header %v, want %v", rows[0], MatrixColumns())
+		if !slices.Equal(rows[0], columns(t, MatrixCSV)) {
+			t.Fatalf("header %v, want %v", rows[0], columns(t, MatrixCSV))
 		}
 		rows = rows[1:]
 		if len(rows) != fullDates || fixture.MatrixRows != fullDates {
@@ -302,12 +322,12 @@ func TestTablesAgreeWithRecords(t *testing.T) {
 			if err := json.Unmarshal(body, &rec); err != nil {
 				t.Fatal(err)
 			}
-			if rec.Input != (generator.MatrixInput{Day: d, Month: m, Year: y}) {
+			if rec.Input != (generator.DateInput{Day: d, Month: m, Year: y}) {
 				t.Fatalf("row %s: record input %+v", date, rec.Input)
 			}
 			for p, c := range rec.Matrix.Cells() {
 				if got := atoi(t, row[4+p]); got != c.Arcana {
-					t.Fatalf("row %s, %s: %d in the CSV, %d in the JSON record", date, MatrixColumns()[4+p], got, c.Arcana)
+					t.Fatalf("row %s, %s: %d in the CSV, %d in the JSON record", date, columns(t, MatrixCSV)[4+p], got, c.Arcana)
 				}
 			}
 		}
@@ -317,16 +337,25 @@ func TestTablesAgreeWithRecords(t *testing.T) {
 	})
 	t.Run("arcana.csv", func(t *testing.T) {
 		rows := readCSV(t, fs[ArcanaCSV])
-		if !slices.Equal(rows[0], ArcanaColumns) || len(rows) != 23 {
-			t.Fatalf("header %v and %d rows, want %v and 22 rows", rows[0], len(rows)-1, ArcanaColumns)
+		if cols := columns(t, ArcanaCSV); !slices.Equal(rows[0], cols) || len(rows) != 23 {
+			t.Fatalf("header %v and %d rows, want %v and 22 rows", rows[0], len(rows)-1, cols)
 		}
 		var rec generator.MatrixRecord
 		if err := json.Unmarshal(fs[manifest.MatrixFile(15, 5, 1990)], &rec); err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range rec.Matrix.Cells() {
-			if got, want := rows[c.Arcana], []string{strconv.Itoa(c.Arcana), c.Name, c.Keyword, c.Emoji}; !slices.Equal(got, want) {
-				t.Errorf("arcana %d: %v, the record says %v", c.Arcana, got, want)
+			if got, want := rows[c.Arcana][:4], []string{strconv.Itoa(c.Arcana), c.Name, c.Keyword, c.Emoji}; !slices.Equal(got, want) {
+				t.Errorf("arcana %d: %v, the matrix record says %v", c.Arcana, got, want)
+			}
+		}
+		for _, row := range rows[1:] {
+			var a generator.ArcanaRecord
+			if err := json.Unmarshal(fs["api/public/arcana/"+row[0]+".json"], &a); err != nil {
+				t.Fatal(err)
+			}
+			if want := []string{strconv.Itoa(a.Number), a.Name, a.Keyword, a.Emoji, a.Description}; !slices.Equal(row, want) {
+				t.Errorf("arcana %s: %v, its record says %v", row[0], row, want)
 			}
 		}
 		if got := rows[22][1]; got != "Шут" {
@@ -339,8 +368,8 @@ func TestTablesAgreeWithRecords(t *testing.T) {
 		if err := json.Unmarshal(fs[manifest.ListFile], &items); err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(rows[0], LifePathColumns) || len(rows) != 13 || len(items) != 12 {
-			t.Fatalf("header %v, %d rows, %d list items; want %v, 12, 12", rows[0], len(rows)-1, len(items), LifePathColumns)
+		if !slices.Equal(rows[0], columns(t, LifePathCSV)) || len(rows) != 13 || len(items) != 12 {
+			t.Fatalf("header %v, %d rows, %d list items; want %v, 12, 12", rows[0], len(rows)-1, len(items), columns(t, LifePathCSV))
 		}
 		for i, it := range items {
 			if want := []string{strconv.Itoa(it.Number), it.Archetype, it.Tagline, it.ShortDescription}; !slices.Equal(rows[i+1], want) {
@@ -431,20 +460,21 @@ func TestPublishedTreeVerifies(t *testing.T) {
 	for _, f := range res.Manifest.Files {
 		total += f.Size
 	}
-	if c := res.Manifest.Counts; c.Files != len(res.Manifest.Files) || c.Bytes != total || c.Matrix != fullDates {
+	if c := res.Manifest.Counts; c.Files != len(res.Manifest.Files) || c.Bytes != total || c.Routes[manifest.RouteMatrix] != fullDates {
 		t.Errorf("counts %+v, want files %d bytes %d matrix %d", c, len(res.Manifest.Files), total, fullDates)
 	}
 }
 
 func TestPublishReplacesStaleDownloads(t *testing.T) {
 	dir := t.TempDir()
+	edge, err := generatortest.Site(t).EdgeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
 	m := &manifest.Manifest{
 		APIVersion: manifest.APIVersion,
-		Edge: manifest.EdgeConfig{
-			Errors:  map[string]manifest.ErrorResponse{"not_found": {Status: 404}},
-			Headers: manifest.Headers{Common: map[string]string{"X": "y"}},
-		},
-		Files: []manifest.File{{Path: "a.json", Size: 1, SHA256: "x"}, {Path: "downloads/old.zip", Size: 5, SHA256: "y"}}}
+		Edge:       edge,
+		Files:      []manifest.File{{Path: "a.json", Size: 1, SHA256: "x"}, {Path: "downloads/old.zip", Size: 5, SHA256: "y"}}}
 	if err := os.MkdirAll(filepath.Join(dir, "downloads"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -477,40 +507,6 @@ func TestPublishReplacesStaleDownloads(t *testing.T) {
 	}
 }
 
-func TestScanMatrix(t *testing.T) {
-	c, err := generator.LoadContent(content.Embedded(), "content")
-	if err != nil {
-		t.Fatal(err)
-	}
-	site, err := generator.NewSite(c, "https://x.example")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range [][3]int{{1, 1, 1900}, {15, 5, 1990}, {29, 2, 2000}, {31, 12, 2100}} {
-		body, err := generator.Encode(site.MatrixRecord(d[0], d[1], d[2]))
-		if err != nil {
-			t.Fatal(err)
-		}
-		row, ok := scanMatrix(body)
-		want := rules.ComputeMatrix(d[0], d[1], d[2])
-		if !ok || row.day != d[0] || row.month != d[1] || row.year != d[2] || row.arcana != [rules.NumPositions]int(want) {
-			t.Errorf("%v: scan %+v ok %v, want %v", d, row, ok, want)
-		}
-	}
-	for _, tc := range []struct{ name, body string }{
-		{"not a record", `{"error":"x"}`},
-		{"reordered", `{"input":{"month":5,"day":15,"year":1990},"matrix":{}}`},
-		{"missing position", `{"input":{"day":15,"month":5,"year":1990},"matrix":{"personal":{"arcana":1}}}`},
-		{"huge number", `{"input":{"day":123456,"month":5,"year":1990},"matrix":{}}`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if _, ok := scanMatrix([]byte(tc.body)); ok {
-				t.Error("scanned, want a fallback to the full parse")
-			}
-		})
-	}
-}
-
 func TestInterruptedPackLeavesPreviousArchives(t *testing.T) {
 	to := t.TempDir()
 	prev := filepath.Join(to, BaseName(manifest.APIVersion)+TarGz)
@@ -528,4 +524,71 @@ func TestInterruptedPackLeavesPreviousArchives(t *testing.T) {
 	if b, _ := os.ReadFile(prev); string(b) != "previous" || len(entries) != 1 {
 		t.Errorf("after an interrupted pack: %v in %s, previous archive %q", entries, to, b)
 	}
+}
+
+// TestPublishRemovesOnlyItsOwn checks what publish may delete: the downloads its manifest
+// lists and an interrupted publish's temporary files; the user's files in downloads/ stay,
+// and a downloads/ that is a link is refused with the folder it points to untouched.
+// Before, publish removed every file of downloads/ it did not keep, through a link too.
+func TestPublishRemovesOnlyItsOwn(t *testing.T) {
+	newManifest := func() *manifest.Manifest {
+		return &manifest.Manifest{
+			APIVersion: manifest.APIVersion,
+			Edge: manifest.EdgeConfig{
+				Errors:  map[string]manifest.ErrorResponse{"not_found": {Status: 404}},
+				Headers: manifest.Headers{Common: map[string]string{"X": "y"}},
+			},
+			Files: []manifest.File{{Path: "a.json", Size: 1, SHA256: "x"}, {Path: "downloads/numerology-dataset-0.9.tar.gz", Size: 3, SHA256: "y"}},
+		}
+	}
+	write := func(t *testing.T, dir string, files ...string) {
+		t.Helper()
+		for _, f := range files {
+			p := filepath.Join(dir, filepath.FromSlash(f))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	t.Run("real folder", func(t *testing.T) {
+		dir := t.TempDir()
+		write(t, dir, "numerology-dataset-1.0.tar.gz", "downloads/numerology-dataset-0.9.tar.gz",
+			"downloads/.numerology-dataset-1.0.tar.gz.tmp-42", "downloads/report.pdf", "downloads/.report.pdf.tmp-x", "downloads/numerology-dataset-0.8.zip")
+		archives := []Archive{{Name: "numerology-dataset-1.0.tar.gz", Path: filepath.Join(dir, "numerology-dataset-1.0.tar.gz"), Size: 3, SHA256: "s"}}
+		if err := publish(dir, newManifest(), archives); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		entries, _ := os.ReadDir(filepath.Join(dir, "downloads"))
+		for _, e := range entries {
+			got = append(got, e.Name())
+		}
+		want := []string{".report.pdf.tmp-x", "numerology-dataset-0.8.zip", "numerology-dataset-1.0.tar.gz", "report.pdf"}
+		if !slices.Equal(got, want) {
+			t.Errorf("downloads/ holds %q, want %q", got, want)
+		}
+	})
+	t.Run("link", func(t *testing.T) {
+		dir, elsewhere := t.TempDir(), t.TempDir()
+		write(t, dir, "numerology-dataset-1.0.tar.gz")
+		write(t, elsewhere, "numerology-dataset-0.9.tar.gz", "photo.jpg")
+		if err := os.Symlink(elsewhere, filepath.Join(dir, "downloads")); err != nil {
+			t.Fatal(err)
+		}
+		archives := []Archive{{Name: "numerology-dataset-1.0.tar.gz", Path: filepath.Join(dir, "numerology-dataset-1.0.tar.gz"), Size: 3, SHA256: "s"}}
+		err := publish(dir, newManifest(), archives)
+		if err == nil || !strings.Contains(err.Error(), "it is not a folder of the tree (a link)") {
+			t.Errorf("publish through a link: %v, want a refusal", err)
+		}
+		entries, _ := os.ReadDir(elsewhere)
+		if len(entries) != 2 {
+			t.Errorf("the linked folder holds %v, want its 2 files untouched", entries)
+		}
+		if _, err := os.Stat(filepath.Join(dir, manifest.FileName)); !os.IsNotExist(err) {
+			t.Errorf("the manifest was rewritten: %v", err)
+		}
+	})
 }

@@ -2,20 +2,15 @@ package pack
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/csv"
 	"fmt"
-	"maps"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 
 	json "github.com/goccy/go-json"
 
 	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/manifest"
-	"github.com/opennumerology/numerology/generator/rules"
 )
 
 // Table file names inside the archives.
@@ -24,30 +19,6 @@ const (
 	ArcanaCSV   = "arcana.csv"
 	LifePathCSV = "life-path.csv"
 )
-
-// MatrixColumns are the columns of matrix.csv: the date, then the 12 positions in the
-// contract's order (docs/design.md §5).
-func MatrixColumns() []string {
-	return append([]string{"date", "day", "month", "year"}, rules.PositionKeys()...)
-}
-
-// ArcanaColumns and LifePathColumns are the columns of arcana.csv and life-path.csv.
-var (
-	ArcanaColumns   = []string{"number", "name", "keyword", "emoji"}
-	LifePathColumns = []string{"number", "archetype", "tagline", "short_description"}
-)
-
-// matrixRow is one date and its 12 arcana numbers.
-type matrixRow struct {
-	day, month, year int
-	arcana           [rules.NumPositions]int
-}
-
-// matrixRecord is the part of a matrix record the tables need.
-type matrixRecord struct {
-	Input  generator.MatrixInput     `json:"input"`
-	Matrix generator.MatrixPositions `json:"matrix"`
-}
 
 // lifePathRecord is the part of a life path record the documents need.
 type lifePathRecord struct {
@@ -58,62 +29,60 @@ type lifePathRecord struct {
 	AttributionHTML string `json:"attribution_html"`
 }
 
-// tables collects, from the tree's records, what the CSV files and documents hold.
+// tables collects, from the tree's files, the rows of the dataset's tables (each filled by
+// its route's files, generator.Tables) and what the documents need.
 type tables struct {
-	mu        sync.Mutex
-	matrix    []matrixRow // by file index until finish, then by date
-	have      []bool
-	arcana    map[int]generator.MatrixCell
-	lifePaths []generator.LifePathItem
-	record    *lifePathRecord // the licence and attribution wording, from a life path record
+	list []generator.RouteTable
+	// lifePath is the route whose records give the documents their licence and
+	// attribution wording.
+	lifePath manifest.Route
+	mu       sync.Mutex
+	// rows holds the rows of each file of a table's route, by table and path, until finish
+	// puts them in the order of the route's values.
+	rows   map[tableFile][][]string
+	record *lifePathRecord // the licence and attribution wording, from a life path record
+
+	// After finish: each table's rows, in order.
+	done []tableRows
 }
 
-func newTables(n int) *tables {
-	return &tables{matrix: make([]matrixRow, n), have: make([]bool, n), arcana: map[int]generator.MatrixCell{}}
+type tableFile struct {
+	table int
+	path  string
 }
 
-// add takes what the tables need from the file at index i; it is safe for concurrent use.
-func (t *tables) add(i int, path string, body []byte) error {
-	switch {
-	case strings.HasPrefix(path, "api/public/matrix/"):
-		row, ok := scanMatrix(body)
-		t.mu.Lock()
-		known := ok && t.knows(row.arcana)
-		t.mu.Unlock()
-		if !known {
-			// A full parse the first time an arcana appears (for its name, keyword and
-			// emoji) or when the quick scan fails; otherwise the numbers are enough.
-			var r matrixRecord
-			if err := json.Unmarshal(body, &r); err != nil {
-				return &InputError{fmt.Errorf("%s: not a matrix record: %w", path, err)}
-			}
-			row = matrixRow{day: r.Input.Day, month: r.Input.Month, year: r.Input.Year}
-			cells := r.Matrix.Cells()
-			for p, c := range cells {
-				row.arcana[p] = c.Arcana
-			}
-			if err := t.addArcana(path, cells); err != nil {
-				return err
-			}
+// tableRows is a finished table.
+type tableRows struct {
+	generator.RouteTable
+	rows [][]string
+}
+
+func newTables() *tables {
+	t := &tables{list: generator.Tables(), rows: map[tableFile][][]string{}}
+	for _, r := range generator.Routes() {
+		if r.Name == manifest.RouteLifePath {
+			t.lifePath = r
 		}
-		if path != manifest.MatrixFile(row.day, row.month, row.year) || !rules.ValidDate(row.day, row.month, row.year) {
-			return &InputError{fmt.Errorf("%s: holds the record of %d.%d.%d", path, row.day, row.month, row.year)}
+	}
+	return t
+}
+
+// add takes what the tables need from one file of the tree; it is safe for concurrent use.
+func (t *tables) add(path string, body []byte) error {
+	for i, rt := range t.list {
+		vals, ok := rt.Route.MatchFile(path)
+		if !ok || !rt.Route.Admit(slices.Clone(vals)) {
+			continue
 		}
-		for _, a := range row.arcana {
-			if a < 1 || a > 22 {
-				return &InputError{fmt.Errorf("%s: arcana %d is outside 1–22", path, a)}
-			}
-		}
-		t.matrix[i], t.have[i] = row, true
-	case path == manifest.ListFile:
-		var items []generator.LifePathItem
-		if err := json.Unmarshal(body, &items); err != nil {
-			return &InputError{fmt.Errorf("%s: not a life path list: %w", path, err)}
+		rows, err := rt.Table.Rows(vals, body)
+		if err != nil {
+			return &InputError{fmt.Errorf("%s: %w", path, err)}
 		}
 		t.mu.Lock()
-		t.lifePaths = items
+		t.rows[tableFile{i, path}] = rows
 		t.mu.Unlock()
-	case strings.HasPrefix(path, "api/public/life-path/"):
+	}
+	if _, ok := t.lifePath.MatchFile(path); ok {
 		var r lifePathRecord
 		if err := json.Unmarshal(body, &r); err != nil {
 			return &InputError{fmt.Errorf("%s: not a life path record: %w", path, err)}
@@ -127,140 +96,52 @@ func (t *tables) add(i int, path string, body []byte) error {
 	return nil
 }
 
-// knows reports whether every arcana of a row has been seen in full; t.mu is held.
-func (t *tables) knows(arcana [rules.NumPositions]int) bool {
-	for _, a := range arcana {
-		if _, ok := t.arcana[a]; !ok {
-			return false
+// finish puts each table's rows in the order of its route's values (dates by year, month
+// and day) and checks that every value of the tree's years has its file.
+func (t *tables) finish(years []int) error {
+	for i, rt := range t.list {
+		done := tableRows{RouteTable: rt}
+		for _, vals := range rt.Route.Values(years) {
+			p := rt.Route.FilePath(vals)
+			rows, ok := t.rows[tableFile{i, p}]
+			if !ok {
+				return fmt.Errorf("%s: the tree has no %s (%s)", rt.Table.File(), p, rt.Route.Name)
+			}
+			done.rows = append(done.rows, rows...)
 		}
-	}
-	return true
-}
-
-func (t *tables) addArcana(path string, cells [rules.NumPositions]*generator.MatrixCell) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, c := range cells {
-		if c.Arcana < 1 || c.Arcana > 22 {
-			return &InputError{fmt.Errorf("%s: arcana %d is outside 1–22", path, c.Arcana)}
+		if len(done.rows) == 0 {
+			return fmt.Errorf("%s: no rows", rt.Table.File())
 		}
-		if old, ok := t.arcana[c.Arcana]; ok && old != *c {
-			return &InputError{fmt.Errorf("%s: arcana %d is %q here and %q elsewhere", path, c.Arcana, c.Name, old.Name)}
-		}
-		t.arcana[c.Arcana] = *c
+		t.done = append(t.done, done)
 	}
-	return nil
-}
-
-// scanMatrix reads the date and the 12 arcana numbers of a matrix record as the generator
-// writes it, without a full JSON parse (which costs more than gzip'ing the record). A key
-// pattern such as "social":{"arcana": cannot occur inside a JSON string, whose quotes are
-// escaped. ok is false for anything unexpected; the caller then parses the record.
-func scanMatrix(b []byte) (row matrixRow, ok bool) {
-	rest, ok := bytes.CutPrefix(b, []byte(`{"input":{"day":`))
-	if !ok {
-		return row, false
-	}
-	fields := []struct {
-		after string
-		dst   *int
-	}{{`,"month":`, &row.day}, {`,"year":`, &row.month}, {`},"matrix":{`, &row.year}}
-	for _, f := range fields {
-		if rest, ok = scanInt(rest, f.dst); !ok {
-			return row, false
-		}
-		if rest, ok = bytes.CutPrefix(rest, []byte(f.after)); !ok {
-			return row, false
-		}
-	}
-	for p, pat := range positionPatterns {
-		i := bytes.Index(rest, pat)
-		if i < 0 || (p == 0 && i != 0) {
-			return row, false
-		}
-		if rest, ok = scanInt(rest[i+len(pat):], &row.arcana[p]); !ok {
-			return row, false
-		}
-	}
-	return row, true
-}
-
-// positionPatterns are the keys of the 12 positions as they start a cell.
-var positionPatterns = func() (pats [rules.NumPositions][]byte) {
-	for p, key := range rules.PositionKeys() {
-		pats[p] = []byte(`"` + key + `":{"arcana":`)
-	}
-	return pats
-}()
-
-// scanInt reads a positive decimal of at most 4 digits.
-func scanInt(b []byte, dst *int) ([]byte, bool) {
-	n, i := 0, 0
-	for ; i < len(b) && i < 5 && b[i] >= '0' && b[i] <= '9'; i++ {
-		n = n*10 + int(b[i]-'0')
-	}
-	if i == 0 || i == 5 {
-		return b, false
-	}
-	*dst = n
-	return b[i:], true
-}
-
-// finish drops the non-matrix slots and sorts the rows by date.
-func (t *tables) finish() error {
-	rows := t.matrix[:0]
-	for i, ok := range t.have {
-		if ok {
-			rows = append(rows, t.matrix[i])
-		}
-	}
-	slices.SortFunc(rows, func(a, b matrixRow) int {
-		return cmp.Or(cmp.Compare(a.year, b.year), cmp.Compare(a.month, b.month), cmp.Compare(a.day, b.day))
-	})
-	t.matrix, t.have = rows, nil
-	switch {
-	case len(t.lifePaths) == 0:
-		return fmt.Errorf("the tree has no %s", manifest.ListFile)
-	case t.record == nil:
+	t.rows = nil
+	if t.record == nil {
 		return fmt.Errorf("the tree has no life path record")
-	case len(rows) == 0:
-		return fmt.Errorf("the tree has no matrix record")
 	}
 	return nil
 }
 
-func (t *tables) matrixCSV() []byte {
-	var b bytes.Buffer
-	b.Grow(len(t.matrix) * 64)
-	b.WriteString(strings.Join(MatrixColumns(), ",") + "\n")
-	num := make([]byte, 0, 64)
-	for _, r := range t.matrix {
-		num = fmt.Appendf(num[:0], "%04d-%02d-%02d,%d,%d,%d", r.year, r.month, r.day, r.day, r.month, r.year)
-		for _, a := range r.arcana {
-			num = append(num, ',')
-			num = strconv.AppendInt(num, int64(a), 10)
+// csvs renders the tables.
+func (t *tables) csvs() []file {
+	var out []file
+	for _, d := range t.done {
+		cols := make([]string, len(d.Table.Fields))
+		for i, f := range d.Table.Fields {
+			cols[i] = f.Name
 		}
-		num = append(num, '\n')
-		b.Write(num)
+		out = append(out, file{d.Table.File(), writeCSV(append([][]string{cols}, d.rows...))})
 	}
-	return b.Bytes()
+	return out
 }
 
-func (t *tables) arcanaCSV() []byte {
-	rows := [][]string{ArcanaColumns}
-	for _, n := range slices.Sorted(maps.Keys(t.arcana)) {
-		a := t.arcana[n]
-		rows = append(rows, []string{strconv.Itoa(n), a.Name, a.Keyword, a.Emoji})
+// rowsOf is how many rows the named table has.
+func (t *tables) rowsOf(name string) int {
+	for _, d := range t.done {
+		if d.Table.File() == name {
+			return len(d.rows)
+		}
 	}
-	return writeCSV(rows)
-}
-
-func (t *tables) lifePathCSV() []byte {
-	rows := [][]string{LifePathColumns}
-	for _, lp := range t.lifePaths {
-		rows = append(rows, []string{strconv.Itoa(lp.Number), lp.Archetype, lp.Tagline, lp.ShortDescription})
-	}
-	return writeCSV(rows)
+	return 0
 }
 
 // writeCSV renders RFC 4180 CSV with \n line ends (declared in datapackage.json's dialect).
@@ -269,4 +150,14 @@ func writeCSV(rows [][]string) []byte {
 	w := csv.NewWriter(&b)
 	w.WriteAll(rows) // a bytes.Buffer does not fail
 	return b.Bytes()
+}
+
+// dateRange is the first and last value of a table's date column, "" when it has none.
+func (d tableRows) dateRange() (first, last string) {
+	for i, f := range d.Table.Fields {
+		if f.Type == "date" && len(d.rows) > 0 {
+			return d.rows[0][i], d.rows[len(d.rows)-1][i]
+		}
+	}
+	return "", ""
 }

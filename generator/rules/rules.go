@@ -44,6 +44,9 @@ func PositionKeys() []string { return append([]string(nil), positionKeys[:]...) 
 // Matrix holds the arcana (1–22) of the 12 positions, indexed by Position.
 type Matrix [NumPositions]int
 
+// ArcanaNumbers are the numbers of the 22 major arcana, 1–22: the values R of §6 gives.
+var ArcanaNumbers = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22}
+
 // LifePathNumbers are the 12 valid life path numbers in contract order.
 var LifePathNumbers = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 22, 33}
 

@@ -1,8 +1,9 @@
 // Open Numerology Data API on Cloudflare Workers. The out/ tree is served as static assets;
 // /api/* runs this worker first (wrangler.json): it routes as docs/design.md §3 says, limits the
-// matrix route and sets §4's headers on every answer. Header sets, error bodies, valid
-// numbers, route files and the limit come from the tree's api/public/edge.json. Matrix
-// records come from the packed month files (docs/worker.md): the per-date files are not
+// rate-limited routes and sets §4's headers on every answer. The route table (patterns,
+// parameter types, files, errors, limits), the header sets and the error bodies all come
+// from the tree's api/public/edge.json; this file names no route and no error. A route
+// with packed files is answered from them (docs/worker.md): its per-date files are not
 // among the assets (.assetsignore), and this worker never asks for one.
 // One self-contained ES module with no imports: it is uploaded as-is, without a bundler.
 
@@ -40,34 +41,35 @@ export default {
 };
 
 // handle answers a request under the API prefix in §3's order: preflight, rate limit
-// (matrix route, before validation), method, route.
+// (the rate-limited routes, before validation), method, route.
 async function handle(request, env, cfg, path) {
   const method = request.method;
+  const ee = cfg.edge_errors;
   if (method === "OPTIONS") {
     return new Response(null, { status: 204, headers: cfg.preflight });
   }
   if (rateLimited(cfg, path)) {
     if (!env.RATE_LIMITER) {
       console.error("RATE_LIMITER binding is not configured");
-      return errorResponse(cfg, "internal_error", method);
+      return errorResponse(cfg, ee.internal, method);
     }
     if (await overLimit(request, env, cfg)) {
-      return errorResponse(cfg, "too_many_requests", method, {
+      return errorResponse(cfg, ee.too_many_requests, method, {
         "Retry-After": String(cfg.limit.window_seconds),
       });
     }
   }
   if (method !== "GET" && method !== "HEAD") {
-    return errorResponse(cfg, "method_not_allowed", method);
+    return errorResponse(cfg, ee.method_not_allowed, method);
   }
-  const route = match(cfg, path);
-  if (route.error) {
-    return errorResponse(cfg, route.error, method);
+  const m = match(cfg, path);
+  if (m.error) {
+    return errorResponse(cfg, m.error, method);
   }
-  if (route.date) {
-    return recordResponse(request, env, cfg, route.date);
+  if (m.route.packed) {
+    return packedResponse(request, env, cfg, m.route, m.params);
   }
-  return fileResponse(request, env, cfg, route.file);
+  return fileResponse(request, env, cfg, fill(m.route.file, m.route.names, m.params));
 }
 
 // under reports whether path is prefix itself or under it.
@@ -75,9 +77,9 @@ function under(path, prefix) {
   return path === prefix || path.startsWith(prefix + "/");
 }
 
-// match maps a raw path under the prefix to {route, params, file} or {error}: the first
-// route of edge.json whose segments match and whose check admits the parameters; else the
-// error of the narrowest route scope that holds the path; else not found.
+// match maps a raw path under the prefix to {route, params} (canonical parameters) or
+// {error}: the first route of edge.json whose segments match and whose parameter types
+// admit the parameters; else the error of the route that owns the path; else not found.
 function match(cfg, path) {
   if (path.endsWith("/")) {
     path = path.slice(0, -1); // one trailing slash is tolerated
@@ -85,21 +87,31 @@ function match(cfg, path) {
   const segs = path.slice(cfg.prefix.length).split("/").slice(1);
   for (const route of cfg.compiled) {
     const params = matchSegments(route.segs, segs);
-    if (params !== null && (params.length === 0 || route.check(params))) {
-      if (route.checkName === "date") {
-        // A date's record is answered from its packed month file (docs/design.md §10).
-        return { route: route.name, params, date: params };
-      }
-      return { route: route.name, params, file: route.file.replace(/\{(\w+)\}/g, (_, n) => params[route.names.indexOf(n)]) };
+    if (params !== null && admit(route, params)) {
+      return { route, params };
     }
   }
+  const owner = ownerOf(cfg, path);
+  return { error: owner && owner.error ? owner.error : cfg.edge_errors.not_found };
+}
+
+// ownerOf returns the route that owns a path (one trailing slash removed), null for none:
+// of the routes whose scope holds it, the one with the longest scope, then the one whose
+// pattern has the number of segments closest to the path's, then the first.
+function ownerOf(cfg, path) {
   let best = null;
+  let bestDist = 0;
   for (const route of cfg.compiled) {
-    if (route.error && under(path, route.scope) && (best === null || route.scope.length > best.scope.length)) {
+    if (!under(path, route.scope) || (best !== null && route.scope.length < best.scope.length)) {
+      continue;
+    }
+    const dist = Math.abs(path.slice(route.scope.length).split("/").length - 1 - route.depth);
+    if (best === null || route.scope.length > best.scope.length || dist < bestDist) {
       best = route;
+      bestDist = dist;
     }
   }
-  return { error: best ? best.error : "not_found" };
+  return best;
 }
 
 // matchSegments returns the numeric parameters of segs when they have the route's shape
@@ -128,48 +140,99 @@ function numeric(s) {
   return /^[0-9]{1,9}$/.test(s) ? Number(s) : null;
 }
 
-// CHECKS are the parameter validators a route names in edge.json (its "check").
-const CHECKS = {
-  life_path_number: (cfg, [n]) => cfg.validNumbers.has(n),
-  date: (cfg, [d, m, y]) => validDate(cfg, d, m, y),
+// TYPES are the parameter types a route's "params" name: how many parameters each takes,
+// and whether it admits them, making them canonical in place (docs/design.md §3).
+const TYPES = {
+  number: { arity: 1, admit: (t, p, i) => t.set.has(p[i]) },
+  pair: {
+    arity: 2,
+    admit: (t, p, i) => {
+      if (!t.set.has(p[i]) || !t.set.has(p[i + 1])) {
+        return false;
+      }
+      if (p[i] > p[i + 1]) {
+        [p[i], p[i + 1]] = [p[i + 1], p[i]]; // unordered: the file holds the smaller first
+      }
+      return true;
+    },
+  },
+  date: { arity: 3, admit: (t, p, i) => validDate(t.first_year, t.last_year, p[i], p[i + 1], p[i + 2]) },
 };
 
-// compileRoutes prepares the route table of edge.json for match; an unknown check is a
-// configuration error.
+// admit reports whether a route's types admit params, and makes them canonical.
+function admit(route, params) {
+  let i = 0;
+  for (const t of route.types) {
+    if (!TYPES[t.type].admit(t, params, i)) {
+      return false;
+    }
+    i += TYPES[t.type].arity;
+  }
+  return true;
+}
+
+// fill replaces each {name} of a file pattern with its parameter.
+function fill(pattern, names, params) {
+  return pattern.replace(/\{(\w+)\}/g, (_, n) => params[names.indexOf(n)]);
+}
+
+// compileRoutes prepares the route table of edge.json for match. It refuses a table this
+// worker cannot follow: an unknown parameter type, types that do not take the pattern's
+// parameters, a file naming another parameter, an error without a body.
 function compileRoutes(cfg) {
   return cfg.routes.map((r) => {
-    const check = CHECKS[r.check];
     const shape = r.pattern.slice(cfg.prefix.length).split("/").slice(1);
     const names = shape.filter((s) => s.startsWith("{")).map((s) => s.slice(1, -1));
-    if (names.length > 0 && !check) {
-      throw new Error(`route ${r.name}: unknown check ${r.check}`);
+    const types = (r.params || []).map((t) => {
+      if (!TYPES[t.type]) {
+        throw new Error(`route ${r.name}: unknown parameter type ${t.type}`);
+      }
+      return Object.assign({ set: new Set(t.numbers || []) }, t);
+    });
+    const arity = types.reduce((n, t) => n + TYPES[t.type].arity, 0);
+    if (arity !== names.length) {
+      throw new Error(`route ${r.name}: the parameter types take ${arity} parameters, the pattern has ${names.length}`);
+    }
+    const files = [r.file].concat(r.packed ? [r.packed.file] : []);
+    for (const f of files) {
+      for (const [, n] of f.matchAll(/\{(\w+)\}/g)) {
+        if (!names.includes(n)) {
+          throw new Error(`route ${r.name}: ${f} names parameter ${n}, not in the pattern`);
+        }
+      }
+    }
+    if (r.packed && !names.includes(r.packed.line)) {
+      throw new Error(`route ${r.name}: packed line ${r.packed.line} is not a parameter`);
     }
     if (r.error && !cfg.errors[r.error]) {
       throw new Error(`route ${r.name}: no ${r.error} error`);
     }
     const brace = r.pattern.indexOf("/{");
+    const scope = brace < 0 ? r.pattern : r.pattern.slice(0, brace);
     return {
       name: r.name,
       segs: shape,
       names,
+      types,
       file: r.file,
+      packed: r.packed || null,
       error: r.error,
-      checkName: r.check,
       limited: !!r.rate_limited,
-      scope: brace < 0 ? r.pattern : r.pattern.slice(0, brace),
-      check: (params) => check(cfg, params),
+      scope,
+      depth: r.pattern.slice(scope.length).split("/").length - 1,
     };
   });
 }
 
-// rateLimited reports whether path is in the scope of a rate-limited route.
+// rateLimited reports whether the path's owner is a rate-limited route.
 function rateLimited(cfg, path) {
-  return cfg.compiled.some((r) => r.limited && under(path, r.scope));
+  const owner = ownerOf(cfg, path.endsWith("/") ? path.slice(0, -1) : path);
+  return owner !== null && owner.limited;
 }
 
-// validDate reports whether d.m.y is a real Gregorian date within the contract's years.
-function validDate(cfg, d, m, y) {
-  if (y < cfg.first_year || y > cfg.last_year || m < 1 || m > 12 || d < 1) {
+// validDate reports whether d.m.y is a real Gregorian date of the years first–last.
+function validDate(first, last, d, m, y) {
+  if (y < first || y > last || m < 1 || m > 12 || d < 1) {
     return false;
   }
   const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
@@ -182,34 +245,35 @@ async function fileResponse(request, env, cfg, file) {
   const asset = await env.ASSETS.fetch(new URL("/" + file, request.url));
   if (asset.status !== 200) {
     console.error(`asset ${file}: status ${asset.status}`);
-    return errorResponse(cfg, "internal_error", request.method);
+    return errorResponse(cfg, cfg.edge_errors.internal, request.method);
   }
   const body = await asset.arrayBuffer();
   return bodyResponse(request, cfg, body, await etagOf(body));
 }
 
-// recordResponse answers with the matrix record of a valid date: line {day} of its packed
-// month file, byte for byte the per-date file, under the same strong ETag. A month file
-// that is missing, or lacks the day's line, is a 500 like a missing file. Month files are
-// not kept between requests: measured, keeping them costs more CPU (the collector) than the
+// packedResponse answers with the body of a route's value from its packed file: line
+// {line} of it, byte for byte the per-value file, under the same strong ETag. A packed file
+// that is missing, or lacks the line, is a 500 like a missing file. Packed files are not
+// kept between requests: measured, keeping them costs more CPU (the collector) than the
 // fetch and scan they save, unless clients ask for the same months (docs/worker.md).
-async function recordResponse(request, env, cfg, [d, m, y]) {
-  const file = cfg.matrix_months.replace("{year}", y).replace("{month}", m);
+async function packedResponse(request, env, cfg, route, params) {
+  const file = fill(route.packed.file, route.names, params);
+  const line = params[route.names.indexOf(route.packed.line)];
   const asset = await env.ASSETS.fetch(new URL("/" + file, request.url));
   if (asset.status !== 200) {
     console.error(`asset ${file}: status ${asset.status}`);
-    return errorResponse(cfg, "internal_error", request.method);
+    return errorResponse(cfg, cfg.edge_errors.internal, request.method);
   }
   const bytes = new Uint8Array(await asset.arrayBuffer());
   let start = 0;
-  for (let line = 1; line < d && start >= 0; line++) {
+  for (let n = 1; n < line && start >= 0; n++) {
     const nl = bytes.indexOf(10, start);
     start = nl < 0 ? -1 : nl + 1;
   }
   const end = start < 0 ? -1 : bytes.indexOf(10, start);
   if (end <= start) {
-    console.error(`asset ${file}: no record on line ${d}`);
-    return errorResponse(cfg, "internal_error", request.method);
+    console.error(`asset ${file}: no record on line ${line}`);
+    return errorResponse(cfg, cfg.edge_errors.internal, request.method);
   }
   const body = bytes.subarray(start, end + 1);
   return bodyResponse(request, cfg, body, await etagOf(body));
@@ -223,14 +287,23 @@ async function etagOf(body) {
 // bodyResponse answers 200, or 304 when If-None-Match holds the body's ETag.
 function bodyResponse(request, cfg, body, etag) {
   const inm = request.headers.get("If-None-Match");
-  // If-None-Match uses the weak comparison; "*" matches any file.
-  if (inm && inm.split(",").some((t) => (t = t.trim()) === "*" || t.replace(/^W\//, "") === etag)) {
-    // No representation metadata on a 304 (RFC 9110 §15.4.5), as the Go server answers.
-    const headers = cfg.headersOf(304, { ETag: etag });
-    delete headers["Content-Type"];
-    return new Response(null, { status: 304, headers });
+  if (inm !== null && etagMatches(inm, etag)) {
+    return new Response(null, { status: 304, headers: Object.assign({}, cfg.headers.not_modified, { ETag: etag }) });
   }
   return reply(request.method, 200, body, cfg.headersOf(200, { ETag: etag }));
+}
+
+// etagMatches reports whether an If-None-Match value matches etag (docs/design.md §4), as
+// the Go server's etagMatch does: an element of the comma-separated list, OWS (space, tab)
+// trimmed, matches when it is "*" or etag, strong or weak (the weak comparison); any other
+// element matches nothing.
+function etagMatches(value, etag) {
+  return value.split(",").some((t) => (t = trimOWS(t)) === "*" || t.replace(/^W\//, "") === etag);
+}
+
+// trimOWS trims HTTP's optional whitespace: spaces and tabs, not what String.trim drops.
+function trimOWS(s) {
+  return s.replace(/^[ \t]+|[ \t]+$/g, "");
 }
 
 // errorResponse answers with a prebuilt error body of the tree, byte for byte.
@@ -248,14 +321,15 @@ function reply(method, status, body, headers) {
   return new Response(body, { status, headers });
 }
 
+// UNKNOWN_CLIENT is the key of requests whose CF-Connecting-IP is missing or not an address
+// (Cloudflare sets it on every request): they share one budget.
+const UNKNOWN_CLIENT = "unknown";
+
 // overLimit counts a request against the Rate Limiting binding and reports whether the
-// client is over the limit. The key is CF-Connecting-IP, set by Cloudflare on every request
-// (wrangler dev sets it only when absent), IPv6 grouped by prefix.
+// client is over the limit. The key is the client of CF-Connecting-IP, set by Cloudflare on
+// every request (wrangler dev sets it only when absent).
 async function overLimit(request, env, cfg) {
-  let key = (request.headers.get("CF-Connecting-IP") || "").trim();
-  if (key.includes(":")) {
-    key = ipv6Key(key, cfg.limit.ipv6_prefix);
-  }
+  const key = clientKey(request.headers.get("CF-Connecting-IP") || "", cfg.limit.ipv6_prefix) || UNKNOWN_CLIENT;
   try {
     const { success } = await env.RATE_LIMITER.limit({ key });
     return !success;
@@ -266,26 +340,90 @@ async function overLimit(request, env, cfg) {
   }
 }
 
-// ipv6Key keys an IPv6 client by its first bits ("2001:db8:1:2::/64"); an address with an
-// embedded IPv4 (::ffff:192.0.2.1) is keyed by that IPv4 address.
-function ipv6Key(ip, bits) {
-  ip = ip.split("%")[0].toLowerCase(); // drop a zone
-  if (ip.includes(".")) {
-    return ip.slice(ip.lastIndexOf(":") + 1);
+// clientKey returns the rate-limit key of the client an address header names
+// (docs/design.md §3), as the Go server's headerClientKey does: its last comma-separated
+// element, OWS trimmed, an IP address with or without a port ("192.0.2.1:443",
+// "[2001:db8::1]:443"). An IPv4 client, also written as an IPv4-mapped (::ffff:0:0/96) or
+// NAT64 (64:ff9b::/96) address, is keyed by its IPv4 address; any other IPv6 client by its
+// first `bits` bits, zone dropped ("2001:db8:1:2::/64", RFC 5952). null: not an address.
+function clientKey(value, bits) {
+  const s = trimOWS(value.slice(value.lastIndexOf(",") + 1));
+  let a = parseIP(s);
+  const colon = s.lastIndexOf(":");
+  const port = s.slice(colon + 1);
+  if (a === null && colon > 0 && /^[0-9]+$/.test(port) && Number(port) <= 65535) {
+    const host = s.slice(0, colon);
+    const bracketed = host.length > 1 && host[0] === "[" && host.endsWith("]");
+    a = parseIP(bracketed ? host.slice(1, -1) : host);
+    if (a !== null && (a.length === 4) === bracketed) {
+      a = null; // brackets around IPv6 only, and always with a port
+    }
   }
-  const [head, tail] = ip.split("::");
-  let groups = head ? head.split(":") : [];
-  if (tail !== undefined) {
-    const rest = tail ? tail.split(":") : [];
-    groups = groups.concat(Array(Math.max(0, 8 - groups.length - rest.length)).fill("0"), rest);
+  if (a === null) {
+    return null;
   }
-  const keep = [];
-  for (let i = 0; i * 16 < bits && i < 8; i++) {
-    const left = bits - i * 16;
-    const mask = left >= 16 ? 0xffff : (0xffff << (16 - left)) & 0xffff;
-    keep.push((parseInt(groups[i], 16) & mask).toString(16));
+  const zero = (from, to) => a.slice(from, to).every((g) => g === 0);
+  if (a.length === 8 && ((zero(0, 5) && a[5] === 0xffff) || (a[0] === 0x64 && a[1] === 0xff9b && zero(2, 6)))) {
+    a = [a[6] >> 8, a[6] & 255, a[7] >> 8, a[7] & 255];
   }
-  return keep.join(":") + "::/" + bits;
+  if (a.length === 4) {
+    return a.join(".");
+  }
+  const g = a.map((x, i) => {
+    const left = bits - 16 * i;
+    return left >= 16 ? x : left <= 0 ? 0 : x & (0xffff << (16 - left)) & 0xffff;
+  });
+  let at = -1;
+  let run = 1; // the longest run of two or more zero groups, the first of equals, is "::"
+  for (let i = 0, j; i < 8; i = j + 1) {
+    for (j = i; j < 8 && g[j] === 0; j++);
+    if (j - i > run) {
+      [at, run] = [i, j - i];
+    }
+  }
+  const hex = g.map((x) => x.toString(16));
+  return (at < 0 ? hex.join(":") : hex.slice(0, at).join(":") + "::" + hex.slice(at + run).join(":")) + "/" + bits;
+}
+
+// parseIP parses an address as Go's netip.ParseAddr does: IPv4 as its 4 bytes; IPv6 (with an
+// optional dotted IPv4 tail, and a zone, dropped) as its 8 groups; null otherwise.
+function parseIP(s) {
+  const first = /[.:%]/.exec(s);
+  if (first === null || first[0] === "%") {
+    return null;
+  }
+  if (first[0] === ".") {
+    return parseIPv4(s);
+  }
+  const zone = s.indexOf("%");
+  if (zone >= 0) {
+    if (zone === s.length - 1) {
+      return null; // an empty zone
+    }
+    s = s.slice(0, zone);
+  }
+  if (s.includes(".")) {
+    const c = s.lastIndexOf(":");
+    const v4 = parseIPv4(s.slice(c + 1));
+    if (v4 === null) {
+      return null;
+    }
+    s = s.slice(0, c + 1) + ((v4[0] << 8) | v4[1]).toString(16) + ":" + ((v4[2] << 8) | v4[3]).toString(16);
+  }
+  const halves = s.split("::");
+  const head = halves[0] ? halves[0].split(":") : [];
+  const tail = halves[1] ? halves[1].split(":") : [];
+  const n = head.length + tail.length;
+  if (halves.length > 2 || (halves.length === 2 ? n > 7 : n !== 8) || !head.concat(tail).every((x) => /^[0-9a-f]{1,4}$/i.test(x))) {
+    return null;
+  }
+  return [...head, ...Array(8 - n).fill("0"), ...tail].map((x) => parseInt(x, 16));
+}
+
+// parseIPv4 parses a dotted IPv4 address without leading zeros into its 4 bytes, or null.
+function parseIPv4(s) {
+  const b = s.split(".");
+  return b.length === 4 && b.every((x) => /^(0|[1-9][0-9]{0,2})$/.test(x) && Number(x) <= 255) ? b.map(Number) : null;
 }
 
 // rawPath returns the path of the request URL, still percent-encoded. workerd has already
@@ -317,8 +455,18 @@ async function fetchConfig(env, base) {
     throw new Error(`status ${res.status}`);
   }
   const cfg = await res.json();
-  if (!cfg.errors || !cfg.errors.internal_error || !cfg.headers || !cfg.rate_limit || !cfg.matrix_months) {
+  if (!cfg.errors || !cfg.edge_errors || !cfg.headers || !cfg.headers.not_modified || !cfg.rate_limit) {
     throw new Error("incomplete edge config");
+  }
+  for (const [role, key] of Object.entries(cfg.edge_errors)) {
+    if (!cfg.errors[key]) {
+      throw new Error(`edge_errors.${role}: no ${key} error`);
+    }
+  }
+  for (const [key, e] of Object.entries(cfg.errors)) {
+    if (!cfg.headers.by_status[e.status]) {
+      throw new Error(`error ${key}: status ${e.status} has no header set`);
+    }
   }
   const enc = new TextEncoder();
   for (const e of Object.values(cfg.errors)) {
@@ -326,7 +474,6 @@ async function fetchConfig(env, base) {
   }
   const { common, by_status: byStatus, preflight } = cfg.headers;
   return Object.assign(cfg, {
-    validNumbers: new Set(cfg.valid_numbers),
     compiled: compileRoutes(cfg),
     limit: cfg.rate_limit,
     preflight,

@@ -1,0 +1,135 @@
+package generator
+
+import (
+	"bytes"
+	"encoding/csv"
+	"os"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/generator/rules"
+)
+
+// TestLifePathDateEncoderMatchesEncode holds the fast encoder byte-identical to encoding a
+// LifePathDateRecord with go-json, for every date of the range.
+func TestLifePathDateEncoderMatchesEncode(t *testing.T) {
+	s := testSite(t)
+	enc, err := newLifePathDateEncoder(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf []byte
+	for y := rules.FirstYear; y <= rules.LastYear; y++ {
+		for m := 1; m <= 12; m++ {
+			for d := 1; d <= rules.DaysIn(m, y); d++ {
+				want, err := Encode(s.LifePathDateRecord(d, m, y))
+				if err != nil {
+					t.Fatal(err)
+				}
+				buf = enc.Append(buf[:0], d, m, y)
+				if !bytes.Equal(buf, want) {
+					t.Fatalf("%02d.%02d.%d: fast encoder differs\n got: %s\nwant: %s", d, m, y, buf, want)
+				}
+			}
+		}
+	}
+}
+
+// lifePathByDigits is the rule of docs/design.md §7 written again from its words, apart
+// from generator/rules: the digits of DD, MM and YYYY summed, then while above 9 and not
+// 11, 22 or 33, the digits of the sum.
+func lifePathByDigits(t time.Time) int {
+	n := 0
+	for _, c := range t.Format("02012006") {
+		n += int(c - '0')
+	}
+	for n > 9 && n != 11 && n != 22 && n != 33 {
+		s := 0
+		for ; n > 0; n /= 10 {
+			s += n % 10
+		}
+		n = s
+	}
+	return n
+}
+
+// TestLifePathDateRoute checks the number the date route gives for every one of the 73,414
+// dates of the range, as the route's renderer writes it into the tree: against the golden
+// vectors (rules/testdata/life-path.csv, the project's copy of the shared vectors) where
+// they fall in the range, and, as properties, against the rule written again from its
+// words, against the number's own list item, and within the valid numbers.
+func TestLifePathDateRoute(t *testing.T) {
+	s := testSite(t)
+	encs, err := s.encoders()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := encs[manifest.RouteLifePathDate]
+	items := map[int]LifePathItem{}
+	for _, it := range s.LifePathList() {
+		items[it.Number] = it
+	}
+	got := map[string]int{}
+	var buf []byte
+	dates := 0
+	for day := time.Date(rules.FirstYear, 1, 1, 0, 0, 0, 0, time.UTC); day.Year() <= rules.LastYear; day = day.AddDate(0, 0, 1) {
+		d, m, y := day.Day(), int(day.Month()), day.Year()
+		buf, err = enc(buf[:0], []int{d, m, y})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dd, mm, yy, n, ok := scanLifePathDate(buf)
+		if !ok || dd != d || mm != m || yy != y {
+			t.Fatalf("%s: the record holds %d.%d.%d (scanned %v)", day.Format(time.DateOnly), dd, mm, yy, ok)
+		}
+		if want := lifePathByDigits(day); n != want {
+			t.Fatalf("%s: number %d, the rule gives %d", day.Format(time.DateOnly), n, want)
+		}
+		if !slices.Contains(rules.LifePathNumbers, n) {
+			t.Fatalf("%s: number %d is not a life path number", day.Format(time.DateOnly), n)
+		}
+		var rec LifePathDateRecord
+		if dates%97 == 0 { // a full parse of every 97th record: the embedded item is the list's
+			if err := json.Unmarshal(buf, &rec); err != nil {
+				t.Fatal(err)
+			}
+			if rec.LifePath != items[n] || rec.SourceURL != items[n].SourceURL {
+				t.Fatalf("%s: life_path %+v, source_url %s; want the list item of %d", day.Format(time.DateOnly), rec.LifePath, rec.SourceURL, n)
+			}
+		}
+		got[day.Format(time.DateOnly)] = n
+		dates++
+	}
+	if dates != 73414 {
+		t.Fatalf("%d dates, want 73414", dates)
+	}
+	f, err := os.Open("rules/testdata/life-path.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, row := range rows[1:] {
+		want, _ := strconv.Atoi(row[1])
+		n, in := got[row[0]]
+		if !in {
+			continue // outside 1900–2100: the rule's vector, not the route's
+		}
+		if n != want {
+			t.Errorf("%s: the route gives %d, the golden vector %d", row[0], n, want)
+		}
+		checked++
+	}
+	if checked < len(rows)-2 {
+		t.Errorf("only %d golden vectors fall in the range", checked)
+	}
+}
