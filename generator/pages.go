@@ -371,8 +371,9 @@ func (p *pageRenderer) compatibilityPages() []page {
 		a, b := pr.A, pr.B
 		out = append(out, page{file: CompatibilityPairPage(a, b), template: "compatibility.html",
 			path: fmt.Sprintf("/compatibility/%d/%d", a, b), indexed: true,
+			// The title goes without the site's name, as on the life path pages: with it, it
+			// would pass 70 characters.
 			card:        cards.Card{Title: fmt.Sprintf("Совместимость чисел жизненного пути %d и %d", a, b)},
-			// Without the site's name, as on the life path pages: it would pass 70 characters.
 			title:       fmt.Sprintf("Совместимость чисел жизненного пути %d и %d", a, b),
 			description: pr.Summary,
 			fill: func(d *pageData) error {
