@@ -70,6 +70,11 @@ type Site struct {
 	// Citation is the suggested citation of the records without one of their own (arcana,
 	// positions, compatibility): {subject} names what is cited.
 	Citation string `yaml:"citation"`
+	// Disclaimer says what numerology is, in Russian: the pages' footer, the API index, the
+	// OpenAPI document, llms.txt and the dataset's README repeat it. DisclaimerEN is the
+	// same sentence in English, for llms.txt and the README's English part.
+	Disclaimer   string `yaml:"disclaimer"`
+	DisclaimerEN string `yaml:"disclaimer_en"`
 }
 
 // LifePath is one life path number (life-path/N.yaml).
@@ -339,6 +344,7 @@ func (l *loader) loadSite(s *Site) {
 		{"attribution_link_text", s.AttributionLinkText},
 		{"citation_life_path", s.CitationLifePath}, {"citation_matrix", s.CitationMatrix},
 		{"citation", s.Citation},
+		{"disclaimer", s.Disclaimer}, {"disclaimer_en", s.DisclaimerEN},
 	} {
 		d.required("$."+f.key, f.key, f.value)
 		d.maxLen("$."+f.key, f.key, f.value, maxShortText)

@@ -97,8 +97,8 @@ func (s *Site) errorSpecs() []errorSpec {
 			Error: "Invalid date", Status: 400,
 			Message: fmt.Sprintf("Дата не распознана. Укажите существующую дату с 01.01.%d по 31.12.%d тремя числами: {день}/{месяц}/{год}, например %s/matrix/15/5/1990 или %s/life-path/15/5/1990.",
 				rules.FirstYear, rules.LastYear, s.APIBase, s.APIBase),
-		}, "InvalidDate", fmt.Sprintf("Неверная или несуществующая дата, год вне %d–%d, неверный формат адреса", rules.FirstYear, rules.LastYear),
-			fmt.Sprintf("дата не существует или вне диапазона %d–%d, неверный формат адреса с датой", rules.FirstYear, rules.LastYear)},
+		}, "InvalidDate", fmt.Sprintf("Неверная или несуществующая дата, год вне %d–%d или неверный формат адреса", rules.FirstYear, rules.LastYear),
+			fmt.Sprintf("такой даты нет в календаре, год вне диапазона %d–%d или адрес с датой в неверном формате", rules.FirstYear, rules.LastYear)},
 		{manifest.ErrNumberNotFound, dir + "number-not-found.json", ErrorBody{
 			Error: "Number not found", Status: 404,
 			Message:      "Такого числа жизненного пути нет. Есть числа от 1 до 9 и мастер-числа 11, 22 и 33; полный список — " + s.APIBase + "/life-path.",
@@ -114,11 +114,12 @@ func (s *Site) errorSpecs() []errorSpec {
 		{manifest.ErrNotFound, dir + "not-found.json", ErrorBody{
 			Error: "Not found", Status: 404,
 			Message: "Такого адреса в API нет. Список маршрутов — " + s.APIBase + ", описание OpenAPI — " + s.APIBase + "/openapi.json.",
-		}, "NotFound", "Такого адреса в API нет", "неизвестный адрес под " + manifest.APIPrefix},
+		}, "NotFound", "Такого адреса в API нет",
+			"такого адреса в API нет: путь начинается с " + manifest.APIPrefix + ", но не ведёт ни к одному маршруту"},
 		{manifest.ErrMethodNotAllowed, dir + "method-not-allowed.json", ErrorBody{
 			Error: "Method not allowed", Status: 405,
 			Message: "Этот метод не поддерживается: API только читает данные. Используйте GET, HEAD или OPTIONS.",
-		}, "MethodNotAllowed", "Метод, кроме GET, HEAD и OPTIONS", "метод кроме GET, HEAD и OPTIONS"},
+		}, "MethodNotAllowed", "Любой метод, кроме GET, HEAD и OPTIONS", "любой метод, кроме GET, HEAD и OPTIONS"},
 		{manifest.ErrTooManyRequests, dir + "too-many-requests.json", ErrorBody{
 			Error: "Too many requests", Status: 429,
 			Message: fmt.Sprintf("Слишком много запросов: не больше %d запросов за %d секунд с одного IP-адреса %s. Повторите запрос через столько секунд, сколько указано в заголовке Retry-After, или скачайте весь набор данных.",
@@ -128,7 +129,8 @@ func (s *Site) errorSpecs() []errorSpec {
 		{manifest.ErrInternal, dir + "internal-error.json", ErrorBody{
 			Error: "Internal error", Status: 500,
 			Message: "Внутренняя ошибка сервера: ответ временно недоступен. Если ошибка повторяется, напишите нам на " + s.Content.Site.SupportEmail + " и укажите адрес запроса.",
-		}, "InternalError", "Файл ответа недоступен", "файл ответа недоступен на сервере — напишите нам"},
+		}, "InternalError", "Файл ответа недоступен",
+			"файл ответа недоступен на сервере: повторите запрос позже, а если ошибка не проходит, напишите нам"},
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/generator/rules"
 	"github.com/opennumerology/numerology/internal/contract"
 )
 
@@ -23,6 +24,7 @@ type APIIndex struct {
 	License     string       `json:"license"`
 	LicenseURL  string       `json:"license_url"`
 	Attribution string       `json:"attribution"`
+	Disclaimer  string       `json:"disclaimer"` // what numerology is: the pages' footer says it too
 }
 
 // IndexRoute is one route in the discovery document.
@@ -82,9 +84,11 @@ func (s *Site) APIIndex() APIIndex {
 	for _, d := range Downloads() {
 		dataset = append(dataset, IndexFile{d.Format, s.SiteURL + d.Path})
 	}
+	description := fmt.Sprintf("Открытый API только для чтения: 12 чисел жизненного пути и их совместимость, 22 старших аркана и 12 позиций матрицы судьбы, а для каждой даты рождения с 01.01.%d по 31.12.%d — её число жизненного пути и матрица судьбы.",
+		rules.FirstYear, rules.LastYear)
 	return APIIndex{
 		Name:        s.Content.Site.Title,
-		Description: "Открытый API только для чтения: 12 чисел жизненного пути и их совместимость, 22 старших аркана и 12 позиций матрицы судьбы, а для каждой даты рождения с 01.01.1900 по 31.12.2100 — её число жизненного пути и матрица судьбы.",
+		Description: description,
 		APIVersion:  manifest.APIVersion,
 		SiteURL:     s.SiteURL,
 		OpenAPI:     s.SiteURL + RoutePath(manifest.RouteOpenAPI),
@@ -96,5 +100,6 @@ func (s *Site) APIIndex() APIIndex {
 		License:     License,
 		LicenseURL:  LicenseURL,
 		Attribution: s.Attribution,
+		Disclaimer:  s.Content.Site.Disclaimer,
 	}
 }

@@ -177,7 +177,8 @@ func (b *openAPIBuilder) description() string {
 			"считаются все методы, кроме OPTIONS; сверх лимита — %s с заголовком Retry-After.\n",
 			rl.Requests, rl.WindowSeconds, rl.IPv6Prefix, limitedRoutesRu(), b.errorLine(ee.TooManyRequests)) +
 		"* **Лицензия.** Данные — по лицензии Creative Commons «" + b.site.Content.Site.LicenseName + "» (CC BY 4.0): " +
-		"указывайте источник (поля attribution, attribution_html, suggested_citation)."
+		"указывайте источник (поля attribution, attribution_html, suggested_citation).\n\n" +
+		b.site.Content.Site.Disclaimer
 }
 
 // errorLine names an error for the description: "404 Not found (components/responses/NotFound)".

@@ -219,14 +219,16 @@ func (p *pageRenderer) pages() []page {
 // attribution rules and the dataset.
 func (p *pageRenderer) homePage() page {
 	s := p.s
+	description := fmt.Sprintf("Бесплатный API на русском языке: числа жизненного пути и матрица судьбы для каждой даты рождения с %d по %d год. JSON, CORS, лицензия CC BY 4.0.",
+		rules.FirstYear, rules.LastYear)
 	return page{file: HomePage, template: "home.html", path: "/", indexed: true,
 		card:        cards.Card{Title: "Числа жизненного пути и матрица судьбы"},
-		title:       s.Content.Site.Title + " — API чисел жизненного пути и матрицы судьбы",
-		description: "Бесплатный API на русском языке: числа жизненного пути и матрица судьбы для каждой даты рождения с 1900 по 2100 год. JSON, CORS, лицензия CC BY 4.0.",
+		title:       s.Content.Site.Title + " — API чисел пути и матрицы судьбы",
+		description: description,
 		fill: func(d *pageData) error {
 			d.Errors = p.errorDocs()
 			d.Rule = p.ruleLines()
-			d.MatrixCount = groupThousands(rules.DatesInYears(allYears()))
+			d.MatrixCount = GroupThousands(rules.DatesInYears(allYears()))
 			d.AttributionLink = htmltemplate.HTML(s.AttributionHTML) // built and escaped by NewSite
 			d.LifePaths = s.LifePathList()
 			return nil
@@ -251,7 +253,9 @@ func (p *pageRenderer) lifePathPages() []page {
 		lp := &s.Content.LifePaths[i]
 		out = append(out, page{file: LifePathPage(lp.Number), template: "life-path.html",
 			path: "/life-path/" + strconv.Itoa(lp.Number), indexed: true,
-			title:       fmt.Sprintf("Число жизненного пути %d — «%s» — %s", lp.Number, lp.Archetype, s.Content.Site.Title),
+			// Without the site's name, which og:site_name carries: with it, the longest
+			// title would pass the 70 characters a search result shows.
+			title:       fmt.Sprintf("Число жизненного пути %d — «%s»", lp.Number, lp.Archetype),
 			card:        cards.Card{Title: fmt.Sprintf("Число жизненного пути %d — %s", lp.Number, lp.Archetype), Mark: strconv.Itoa(lp.Number)},
 			description: lp.ShortDescription,
 			fill:        func(d *pageData) error { p.fillLifePath(d, list, i); return nil }})
@@ -367,8 +371,10 @@ func (p *pageRenderer) compatibilityPages() []page {
 		a, b := pr.A, pr.B
 		out = append(out, page{file: CompatibilityPairPage(a, b), template: "compatibility.html",
 			path: fmt.Sprintf("/compatibility/%d/%d", a, b), indexed: true,
+			// The title goes without the site's name, as on the life path pages: with it, it
+			// would pass 70 characters.
 			card:        cards.Card{Title: fmt.Sprintf("Совместимость чисел жизненного пути %d и %d", a, b)},
-			title:       fmt.Sprintf("Совместимость чисел жизненного пути %d и %d — %s", a, b, site),
+			title:       fmt.Sprintf("Совместимость чисел жизненного пути %d и %d", a, b),
 			description: pr.Summary,
 			fill: func(d *pageData) error {
 				r, ok := s.CompatibilityRecord(a, b)
@@ -499,8 +505,18 @@ var templateFuncs = htmltemplate.FuncMap{
 	},
 }
 
-// html renders a page template inside layout.html.
+// html renders a page template inside layout.html and sets its text in Russian typography
+// (typography.go). Every HTML page passes here, and nothing else does.
 func (p *pageRenderer) html(name string, data pageData) ([]byte, error) {
+	b, err := p.execute(name, data)
+	if err != nil {
+		return nil, err
+	}
+	return typeset(b), nil
+}
+
+// execute renders a page template inside layout.html as it is written.
+func (p *pageRenderer) execute(name string, data pageData) ([]byte, error) {
 	t, err := htmltemplate.New(name).Funcs(templateFuncs).ParseFS(p.tfs, "layout.html", name)
 	if err != nil {
 		return nil, err
@@ -648,9 +664,9 @@ func allYears() []int {
 	return years
 }
 
-// groupThousands writes n with non-breaking spaces between groups of three digits, as
-// Russian typography does: 73 414.
-func groupThousands(n int) string {
+// GroupThousands writes n with non-breaking spaces between groups of three digits, as
+// Russian typography does: 73 414. The pages and the dataset's README use it.
+func GroupThousands(n int) string {
 	s := strconv.Itoa(n)
 	var b strings.Builder
 	for i, r := range s {

@@ -70,6 +70,7 @@ func runPack(ctx context.Context, cmd *cobra.Command, opts *packOptions) error {
 	res, err := pack.Pack(ctx, pack.Options{
 		Dir: opts.dir, To: opts.to, Publish: opts.publish, ModTime: modTime,
 		Publisher: site.Content.Site.Publisher, Title: site.Content.Site.Title, LicenseName: site.Content.Site.LicenseName,
+		Disclaimer: site.Content.Site.Disclaimer, DisclaimerEN: site.Content.Site.DisclaimerEN,
 		OnProgress: bar.Func(),
 	})
 	bar.Done()

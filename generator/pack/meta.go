@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	json "github.com/goccy/go-json"
@@ -305,12 +304,14 @@ attribution_html), and each record has its own suggested_citation.
 
 func (d *docs) readme(jsonFiles int) []byte {
 	r := d.t.record
-	n := strconv.Itoa
+	// Russian groups thousands with a non-breaking space (73 414), English with a comma.
+	ruNum := generator.GroupThousands
+	enNum := func(n int) string { return strings.ReplaceAll(ruNum(n), "\u00a0", ",") }
 	tgz, zip := d.base+TarGz, d.base+Zip
 	var ru, en strings.Builder
 	for _, t := range d.t.done {
-		ru.WriteString("| `" + t.Table.File() + "` | " + t.Table.Russian + " (" + n(len(t.rows)) + " строк) |\n")
-		en.WriteString("- `" + t.Table.File() + "` — " + t.Table.Description + " (" + n(len(t.rows)) + " rows)\n")
+		ru.WriteString("| `" + t.Table.File() + "` | " + t.Table.Russian + " (" + ruNum(len(t.rows)) + " строк) |\n")
+		en.WriteString("- `" + t.Table.File() + "` — " + t.Table.Description + " (" + enNum(len(t.rows)) + " rows)\n")
 	}
 	var files []string
 	for _, rt := range generator.Routes() {
@@ -326,11 +327,13 @@ func (d *docs) readme(jsonFiles int) []byte {
 Полная копия API «` + d.opts.Title + `» для работы без сети: в блокнотах, таблицах и
 собственных приложениях.
 
+` + d.opts.Disclaimer + `
+
 ### Что внутри
 
 | файл | содержимое |
 |---|---|
-` + ru.String() + `| ` + "`api/public/`" + ` | все ответы API в формате JSON (` + n(jsonFiles) + ` файлов), байт в байт как их отдаёт сервер: ` + strings.Join(files, ", ") + `, ` + "`errors/`" + ` |
+` + ru.String() + `| ` + "`api/public/`" + ` | все ответы API в формате JSON (` + ruNum(jsonFiles) + ` файлов), байт в байт как их отдаёт сервер: ` + strings.Join(files, ", ") + `, ` + "`errors/`" + ` |
 | ` + "`datapackage.json`" + ` | описание таблиц в формате Frictionless Data Package: поля, типы, размеры, хеши |
 | ` + "`CITATION.cff`" + ` | как цитировать (Citation File Format 1.2.0) |
 | ` + "`LICENSE`" + ` | лицензия Creative Commons «` + d.opts.LicenseName + `» (CC BY 4.0) и формулировка атрибуции |
@@ -357,9 +360,11 @@ CSV: UTF-8 без BOM, разделитель — запятая, первая �
 A complete copy of the Open Numerology Data API for offline use in notebooks, spreadsheets
 and your own applications. The texts are in Russian.
 
+` + d.opts.DisclaimerEN + `
+
 ### What is inside
 
-` + en.String() + `- ` + "`api/public/`" + ` — every JSON response of the API (` + n(jsonFiles) + ` files), the exact bytes the API serves.
+` + en.String() + `- ` + "`api/public/`" + ` — every JSON response of the API (` + enNum(jsonFiles) + ` files), the exact bytes the API serves.
 - ` + "`datapackage.json`" + ` — a Frictionless Data Package descriptor: the tables' fields, types, sizes and hashes (load it with frictionless-py, ` + "`datapackage` in R" + `, or read the CSVs directly).
 - ` + "`CITATION.cff`, `LICENSE` (CC BY 4.0 and the attribution wording), `SHA256SUMS`" + `.
 

@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"html"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -118,4 +119,52 @@ func TestNamesAgreeEverywhere(t *testing.T) {
 			t.Errorf("attribution_html %q is not a link %s…</a>", fixtureSite.AttributionHTML, want)
 		}
 	})
+}
+
+// TestDisclaimerEverywhere checks that the disclaimer of content/site.yaml reaches every
+// document that must say it — the API index, the OpenAPI document, llms.txt, the dataset's
+// README and, typeset, the pages' footer — and that the README counts rows and files as
+// each of its languages writes numbers: 73 414 (a non-breaking space) and 73,414.
+func TestDisclaimerEverywhere(t *testing.T) {
+	s := fixtureSite.Content.Site
+	ds := tarFiles(t)
+	read := func(rel string) string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(fixtureDir, filepath.FromSlash(rel)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	var idx generator.APIIndex
+	if err := json.Unmarshal([]byte(read(manifest.IndexFile)), &idx); err != nil {
+		t.Fatal(err)
+	}
+	if idx.Disclaimer != s.Disclaimer {
+		t.Errorf("index.json: disclaimer = %q, want %q", idx.Disclaimer, s.Disclaimer)
+	}
+	var doc struct {
+		Info struct {
+			Description string `json:"description"`
+		} `json:"info"`
+	}
+	if err := json.Unmarshal([]byte(read(manifest.OpenAPIFile)), &doc); err != nil {
+		t.Fatal(err)
+	}
+	readme := string(ds[ReadmeFile])
+	footer := strings.ReplaceAll(html.UnescapeString(read(generator.HomePage)), "\u00a0", " ")
+	for _, c := range []struct{ name, text, want string }{
+		{"openapi.json info.description", doc.Info.Description, s.Disclaimer},
+		{"llms.txt", read(generator.LLMsFile), s.Disclaimer},
+		{"llms.txt in English", read(generator.LLMsFile), s.DisclaimerEN},
+		{"README", readme, s.Disclaimer},
+		{"README in English", readme, s.DisclaimerEN},
+		{"home page footer", footer, s.Disclaimer},
+		{"README rows", readme, "(73\u00a0414 строк)"},
+		{"README rows in English", readme, "(73,414 rows)"},
+	} {
+		if !strings.Contains(c.text, c.want) {
+			t.Errorf("%s lacks %q", c.name, c.want)
+		}
+	}
 }

@@ -65,6 +65,10 @@ type Options struct {
 	Publisher   string
 	Title       string
 	LicenseName string
+	// Disclaimer and DisclaimerEN say what numerology is, in Russian and in English, in the
+	// README (content/site.yaml: disclaimer, disclaimer_en).
+	Disclaimer   string
+	DisclaimerEN string
 	// OnProgress, when set, is called with the work done so far out of the total.
 	OnProgress func(done, total int)
 }

@@ -66,7 +66,8 @@ func setup(tmp string) error {
 	}
 	fixtureSite = site
 	c := site.Content
-	fixtureOpts = Options{Dir: fixtureDir, To: fixtureDist, Publish: true, Publisher: c.Site.Publisher, Title: c.Site.Title, LicenseName: c.Site.LicenseName}
+	fixtureOpts = Options{Dir: fixtureDir, To: fixtureDist, Publish: true, Publisher: c.Site.Publisher, Title: c.Site.Title, LicenseName: c.Site.LicenseName,
+		Disclaimer: c.Site.Disclaimer, DisclaimerEN: c.Site.DisclaimerEN}
 	fixture, err = Pack(context.Background(), fixtureOpts)
 	return err
 }

@@ -59,28 +59,29 @@
     apiStatus.className = "api-status" + (kind === "rate-limit" || kind === "server" || kind === "network" ? " notice-error" : "");
   }
 
-  // parse checks the format, the calendar and the range; it returns {d, m, y} or an error text.
+  // parse checks the format, the calendar and the range; it returns {d, m, y}, or the
+  // heading and the text of what is wrong.
   function parse(s) {
     // Also accept the Russian DD.MM.YYYY that people type where the browser has no date picker.
     var ru = /^(\d{1,2})\.(\d{1,2})\.(\d{4})$/.exec(s);
     if (ru) s = ru[3] + "-" + pad(+ru[2]) + "-" + pad(+ru[1]);
     var m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
     if (!m) {
-      return { error: "Не получилось прочитать дату «" + s + "». Нужен формат ГГГГ-ММ-ДД, например 1990-05-15." };
+      return { heading: "Не получилось прочитать дату", error: "«" + s + "» не похоже на дату. Подойдёт запись ДД.ММ.ГГГГ или ГГГГ-ММ-ДД, например 15.05.1990 или 1990-05-15." };
     }
     var y = +m[1], mo = +m[2], d = +m[3];
     var t = new Date(Date.UTC(2000, mo - 1, d));
     t.setUTCFullYear(y);
     if (mo < 1 || mo > 12) {
-      return { error: "Даты " + m[3] + "." + m[2] + "." + m[1] + " нет в календаре: месяцев всего двенадцать." };
+      return { heading: "Такой даты нет", error: "Даты " + m[3] + "." + m[2] + "." + m[1] + " нет в календаре: месяцев всего двенадцать." };
     }
     if (d < 1 || t.getUTCFullYear() !== y || t.getUTCMonth() !== mo - 1 || t.getUTCDate() !== d) {
       var days = new Date(Date.UTC(2000, mo, 0));
       days.setUTCFullYear(y, mo, 0);
-      return { error: "Даты " + m[3] + "." + m[2] + "." + m[1] + " нет в календаре: в " + monthsIn[mo - 1] + " " + y + " года " + days.getUTCDate() + " " + dayWord(days.getUTCDate()) + "." };
+      return { heading: "Такой даты нет", error: "Даты " + m[3] + "." + m[2] + "." + m[1] + " нет в календаре: в " + monthsIn[mo - 1] + " " + y + " года " + days.getUTCDate() + " " + dayWord(days.getUTCDate()) + "." };
     }
     if (y < data.firstYear || y > data.lastYear) {
-      return { error: "Матрица рассчитывается для дат с 01.01." + data.firstYear + " по 31.12." + data.lastYear + ", а " + ruDate(d, mo, y) + " в этот промежуток не входит." };
+      return { heading: "Год вне диапазона " + data.firstYear + "–" + data.lastYear, error: "Матрица рассчитывается для дат с 01.01." + data.firstYear + " по 31.12." + data.lastYear + ", а " + ruDate(d, mo, y) + " в этот промежуток не входит." };
     }
     return { d: d, m: mo, y: y };
   }
@@ -228,7 +229,7 @@
     if (input && /^\d{4}-\d{2}-\d{2}$/.test(raw)) input.value = raw;
     var p = parse(raw);
     if (p.error) {
-      show("bad-date", "Такой даты нет", p.error + " Выберите дату в форме выше.");
+      show("bad-date", p.heading, p.error + " Выберите дату в форме выше.");
       return;
     }
     var rec = localRecord(p);

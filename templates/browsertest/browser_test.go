@@ -107,6 +107,26 @@ func TestMatrixDetailsPage(t *testing.T) {
 		}
 	})
 
+	// Each kind of bad value has its own heading: a date that is not in the calendar, a year
+	// out of the range, a value that is no date at all.
+	for _, tt := range []struct{ name, date, heading, text string }{
+		{"not-in-calendar", "1990-13-01", "Такой даты нет", "месяцев всего двенадцать"},
+		{"out-of-range", "1899-12-31", fmt.Sprintf("Год вне диапазона %d–%d", rules.FirstYear, rules.LastYear), "31.12.1899 в этот промежуток не входит"},
+		{"out-of-range-ru", "01.01.2101", fmt.Sprintf("Год вне диапазона %d–%d", rules.FirstYear, rules.LastYear), "01.01.2101"},
+		{"unreadable", "15%2F05%2F1990", "Не получилось прочитать дату", "ДД.ММ.ГГГГ или ГГГГ-ММ-ДД"},
+	} {
+		t.Run("bad-date/"+tt.name, func(t *testing.T) {
+			msg := friendlyMessage(t, ctx, srv.URL+"/matrix/details?date="+tt.date, "#status", "bad-date")
+			heading := get(t, ctx, chromedp.Text(chromedp.CSS(`#status .notice-title`)))
+			if heading != tt.heading {
+				t.Errorf("heading = %q, want %q", heading, tt.heading)
+			}
+			if !strings.Contains(msg, tt.text) {
+				t.Errorf("message = %q, want it to say %q", msg, tt.text)
+			}
+		})
+	}
+
 	t.Run("rate-limit", func(t *testing.T) {
 		limited := serveTree(t, tree, 1, nil)
 		friendlyMessage(t, ctx, limited.URL+"/matrix/details?date="+vectorDate, "#api-status", "ok")

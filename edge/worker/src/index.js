@@ -11,7 +11,7 @@ const EDGE_FILE = "/api/public/edge.json";
 
 // The answer when edge.json cannot be loaded, and with it the prebuilt bodies.
 const FALLBACK_BODY =
-  '{"error":"Internal error","status":500,"message":"Внутренняя ошибка сервера: конфигурация API недоступна."}\n';
+  '{"error":"Internal error","status":500,"message":"Внутренняя ошибка сервера: конфигурация API недоступна. Повторите запрос через минуту; если ошибка не проходит, напишите нам — адрес есть внизу главной страницы сайта."}\n';
 
 // The per-isolate promise of the edge config; reset on failure so the next request retries.
 let configPromise = null;
