@@ -48,13 +48,14 @@ test: check test-tools $(BIN)
 	$(GO) test -run='^$$' -fuzz=FuzzLoad -fuzztime=20s -fuzzminimizetime=2s -timeout 2m ./content/
 	scripts/full-range.sh $(BIN)
 
-## check: formatting, vet, tidy modules, the generator's import rule, and no route literals in the edges
+## check: formatting, vet, tidy modules, the generator's import rule, no route literals in the edges, and actionlint on the workflows
 check:
 	@out=$$(gofmt -l $$(git ls-files '*.go') 2>/dev/null); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) mod tidy -diff
 	scripts/check-imports.sh
 	scripts/check-route-literals.sh
+	$(GO) tool actionlint
 
 ## bench: every benchmark (each prints ratios against its baseline)
 bench: bench-generate bench-serve bench-worker bench-pack bench-deploy

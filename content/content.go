@@ -24,7 +24,7 @@ import (
 	"github.com/rivo/uniseg"
 )
 
-//go:embed site.yaml arcana.yaml positions.yaml life-path/*.yaml compatibility.yaml
+//go:embed site.yaml arcana.yaml positions.yaml square.yaml life-path/*.yaml compatibility.yaml
 var embedded embed.FS
 
 // Embedded returns the content built into the binary.
@@ -36,6 +36,7 @@ type Content struct {
 	LifePaths []LifePath // in contract order: 1–9, 11, 22, 33
 	Arcana    []Arcanum  // Arcana[i].Number == i+1
 	Positions []Position // in Rules.PositionKeys order
+	Square    Square     // the Pythagoras square's texts (square.go)
 
 	Compatibility Compatibility // compatibility.yaml
 }
@@ -51,6 +52,8 @@ type Rules struct {
 	// LifePath is the life path number of a date (docs/design.md §7): every famous person's
 	// birth date must give the number they are listed under.
 	LifePath func(day, month, year int) int
+	// Square are the facts of the square rule its texts must cover (square.go).
+	Square SquareRules
 }
 
 // Site holds site-wide settings and attribution wording (site.yaml).
@@ -153,7 +156,7 @@ func (e Errors) Error() string {
 // Load reads and validates the content of fsys against r. label prefixes the file names in
 // problems (for example "content"). The error, if any, is Errors.
 func Load(fsys fs.FS, label string, r Rules) (*Content, error) {
-	if r.LifePath == nil || len(r.LifePathNumbers) == 0 || len(r.PositionKeys) == 0 {
+	if r.LifePath == nil || len(r.LifePathNumbers) == 0 || len(r.PositionKeys) == 0 || !r.Square.complete() {
 		return nil, errors.New("content: incomplete rules")
 	}
 	l := &loader{fsys: fsys, label: label, rules: r}
@@ -162,6 +165,7 @@ func Load(fsys fs.FS, label string, r Rules) (*Content, error) {
 	c.Arcana = l.loadArcana()
 	c.Positions = l.loadPositions()
 	c.LifePaths = l.loadLifePaths()
+	c.Square = l.loadSquare()
 	c.Compatibility = l.loadCompatibility()
 	if len(l.problems) > 0 {
 		slices.SortStableFunc(l.problems, func(a, b Problem) int {
@@ -442,6 +446,11 @@ func (l *loader) loadPositions() []Position {
 }
 
 func (l *loader) loadLifePaths() []LifePath {
+	entries, err := readDir(l.fsys, "life-path")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		l.problems = append(l.problems, Problem{File: l.display("life-path"), Message: err.Error()})
+		return nil
+	}
 	var out []LifePath
 	for _, n := range l.rules.LifePathNumbers {
 		name := fmt.Sprintf("life-path/%d.yaml", n)
@@ -454,7 +463,6 @@ func (l *loader) loadLifePaths() []LifePath {
 		out = append(out, lp)
 	}
 	// A stray file is a likely typo (life-path/10.yaml): say so rather than ignore it.
-	entries, _ := fs.ReadDir(l.fsys, "life-path")
 	for _, e := range entries {
 		base := strings.TrimSuffix(e.Name(), ".yaml")
 		n, err := strconv.Atoi(base)
@@ -525,8 +533,12 @@ func (d *doc) list(key string, items []string, want int, exact bool) {
 	}
 }
 
+// maxEmojiRunes bounds the code points of the emoji field: a pictograph, and at most a
+// skin tone and a variation selector after it (a flag is two regional indicators).
+const maxEmojiRunes = 3
+
 // checkEmoji accepts exactly one emoji: a single grapheme cluster that starts with a
-// pictographic code point.
+// pictographic code point and holds nothing invisible after it.
 func checkEmoji(s string) error {
 	if s == "" {
 		return errors.New("missing field")
@@ -543,12 +555,41 @@ func checkEmoji(s string) error {
 	if strings.ContainsRune(s, '\u200d') {
 		return fmt.Errorf("%q is a ZWJ sequence, want a single emoji that renders everywhere", s)
 	}
+	// A grapheme cluster can carry any number of invisible code points (tags, combining
+	// marks, joiners, variation selectors), which would ride along into every record.
+	// The messages quote only the visible part.
+	runes := []rune(s)
+	if len(runes) > maxEmojiRunes {
+		return fmt.Errorf("%q is followed by %d more code points, want one emoji of at most %d", string(runes[0]), len(runes)-1, maxEmojiRunes)
+	}
+	for i, r := range runes[1:] {
+		switch {
+		case slices.Contains(runes[:i+1], r):
+			return fmt.Errorf("%q carries U+%04X twice, want the emoji alone (at most with U+FE0F or a skin tone)", string(runes[0]), r)
+		case !emojiModifier(r, runes[0], i):
+			return fmt.Errorf("%q is followed by U+%04X, want the emoji alone (at most with U+FE0F or a skin tone)", string(runes[0]), r)
+		}
+	}
 	for _, r := range s {
 		if afterUnicode13(r) {
 			return fmt.Errorf("%q (U+%04X) is newer than Unicode 13 and does not render on many platforms", s, r)
 		}
 	}
 	return nil
+}
+
+// emojiModifier reports whether r, the code point at index i+1 of an emoji that starts with
+// first, may follow it: the emoji presentation selector U+FE0F, a skin tone, or the second
+// regional indicator of a flag.
+func emojiModifier(r, first rune, i int) bool {
+	isRegional := func(r rune) bool { return r >= 0x1F1E6 && r <= 0x1F1FF }
+	switch {
+	case r == '\uFE0F', r >= 0x1F3FB && r <= 0x1F3FF:
+		return true
+	case isRegional(r):
+		return i == 0 && isRegional(first)
+	}
+	return false
 }
 
 // afterUnicode13 reports whether r is an emoji code point added after Unicode 13.0: the

@@ -146,6 +146,41 @@ func TestProblems(t *testing.T) {
 			want: []string{`content/arcana.yaml:14: [2].emoji: "🐦\u200d🔥" is a ZWJ sequence`},
 		},
 		{
+			name: "emoji with tag characters",
+			edits: func(t *testing.T) map[string]string {
+				return map[string]string{"arcana.yaml": replace(t, "arcana.yaml", "emoji: 🌸", "emoji: 🌸\U000E0041\U000E0042")}
+			},
+			want: []string{`content/arcana.yaml:14: [2].emoji: "🌸" is followed by U+E0041, want the emoji alone`},
+		},
+		{
+			name: "emoji with a long invisible tail",
+			edits: func(t *testing.T) map[string]string {
+				return map[string]string{"arcana.yaml": replace(t, "arcana.yaml", "emoji: 🌸", "emoji: 🌸"+strings.Repeat("\U000E0041", 60))}
+			},
+			want: []string{`content/arcana.yaml:14: [2].emoji: "🌸" is followed by 60 more code points, want one emoji of at most 3`},
+		},
+		{
+			name: "emoji with a combining mark",
+			edits: func(t *testing.T) map[string]string {
+				return map[string]string{"arcana.yaml": replace(t, "arcana.yaml", "emoji: 🌸", "emoji: 🌸\u0301")}
+			},
+			want: []string{`content/arcana.yaml:14: [2].emoji: "🌸" is followed by U+0301, want the emoji alone`},
+		},
+		{
+			name: "emoji with stacked variation selectors",
+			edits: func(t *testing.T) map[string]string {
+				return map[string]string{"arcana.yaml": replace(t, "arcana.yaml", "emoji: 🌸", "emoji: 🌸\uFE0F\uFE0F")}
+			},
+			want: []string{`content/arcana.yaml:14: [2].emoji: "🌸" carries U+FE0F twice, want the emoji alone`},
+		},
+		{
+			name: "emoji with a zero-width non-joiner",
+			edits: func(t *testing.T) map[string]string {
+				return map[string]string{"arcana.yaml": replace(t, "arcana.yaml", "emoji: 🌸", "emoji: 🌸\u200C")}
+			},
+			want: []string{`content/arcana.yaml:14: [2].emoji: "🌸" is followed by U+200C, want the emoji alone`},
+		},
+		{
 			name: "missing file",
 			edits: func(t *testing.T) map[string]string {
 				return map[string]string{"positions.yaml": ""}
@@ -206,10 +241,57 @@ var testRules = Rules{
 	LifePathNumbers: rules.LifePathNumbers,
 	PositionKeys:    rules.PositionKeys(),
 	LifePath:        rules.LifePath,
+	Square:          SquareRules{Counts: rules.SquareCounts(), LineKeys: rules.SquareLineKeys(), BandKeys: rules.BandKeys()},
 }
 
 func TestLoadNeedsRules(t *testing.T) {
 	if _, err := Load(Embedded(), "content", Rules{}); err == nil {
 		t.Error("Load without rules succeeded")
+	}
+}
+
+func TestEmojiForms(t *testing.T) {
+	for _, e := range []string{"🌸", "⚖️", "👍🏽", "🇷🇺"} {
+		if err := checkEmoji(e); err != nil {
+			t.Errorf("checkEmoji(%q) = %v, want nil", e, err)
+		}
+	}
+}
+
+// TestSpecialFilesRefused checks that a named pipe in place of a content file or of the
+// life-path folder is refused without being opened: opening one blocks until a writer comes.
+func TestSpecialFilesRefused(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(m fstest.MapFS)
+		want string
+	}{
+		{"pipe as a file", func(m fstest.MapFS) {
+			m["life-path/3.yaml"] = &fstest.MapFile{Mode: fs.ModeNamedPipe | 0o644}
+		}, "content/life-path/3.yaml: not a regular file (a named pipe)"},
+		{"device as a file", func(m fstest.MapFS) {
+			m["site.yaml"] = &fstest.MapFile{Mode: fs.ModeDevice | fs.ModeCharDevice | 0o644}
+		}, "content/site.yaml: not a regular file (a device)"},
+		{"pipe as the life-path folder", func(m fstest.MapFS) {
+			for name := range m {
+				if strings.HasPrefix(name, "life-path/") {
+					delete(m, name)
+				}
+			}
+			m["life-path"] = &fstest.MapFile{Mode: fs.ModeNamedPipe | 0o644}
+		}, "content/life-path: not a directory (a named pipe)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := fixture(t, nil)
+			tt.edit(m)
+			// A MapFS hands out a pipe's (empty) data when opened: only a check before
+			// opening catches it.
+			_, err := Load(m, "content", testRules)
+			var errs Errors
+			if !errors.As(err, &errs) || len(errs) != 1 || errs[0].String() != tt.want {
+				t.Fatalf("Load error = %v, want the one problem %q", err, tt.want)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package content
 
 import (
 	"os"
+	"strings"
 	"testing"
 	"testing/fstest"
 )
@@ -21,6 +22,9 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("traits: [[[[[[[[[[[[[[[[[[[[[[x]]]]]]]]]]]]]]]]]]]]]\n"))
 	f.Add([]byte("number: 1\n---\nnumber: 2\n"))
 	f.Add([]byte("\xff\xfe"))
+	f.Add([]byte(strings.Repeat("- ", 100) + "x\n"))
+	f.Add([]byte("a:\n- b:\n  - [{c: d}]\n? e\n: f\n"))
+	f.Add([]byte("\uFEFFnumber: 1\ntagline: \"a\\0b\"\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		// One file through the whole per-file path (limits, parse, strict decode, checks):
 		// loading all sixteen files per input would make the fuzzer twenty times slower.

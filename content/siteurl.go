@@ -11,9 +11,10 @@ import (
 )
 
 // CanonicalSiteURL checks a site URL and returns its canonical form. It accepts only
-// http(s)://host[:port][/path]: a lowercase scheme, a host name (an internationalised one
-// is converted to its ASCII form), an IPv4 address or a bracketed IPv6 address, a port
-// 1–65535, and a path of URL-safe characters without a trailing slash, empty segments,
+// http(s)://host[:port][/path]: a lowercase scheme, a host name without empty labels (an
+// internationalised one is converted to its ASCII form) whose last label is not a number,
+// a dotted-decimal IPv4 address or a bracketed IPv6 address, a port of digits 1–65535, and
+// a path of URL-safe characters other than "&" without a trailing slash, empty segments,
 // "." or "..". Query, fragment, user info, spaces and quotes are refused, since every URL
 // of the API is built by appending to it. The error names the problem.
 func CanonicalSiteURL(s string) (string, error) {
@@ -72,8 +73,8 @@ func canonicalHostPort(hp string) (string, error) {
 	}
 	if port != "" {
 		n, err := strconv.Atoi(port)
-		if err != nil || n < 1 || n > 65535 || port[0] == '0' {
-			return "", fmt.Errorf("port %q: must be a number 1–65535", port)
+		if err != nil || strings.Trim(port, "0123456789") != "" || n < 1 || n > 65535 || port[0] == '0' {
+			return "", fmt.Errorf("port %q: must be a number 1–65535, digits only", port)
 		}
 		port = ":" + port
 	}
@@ -83,11 +84,31 @@ func canonicalHostPort(hp string) (string, error) {
 	if strings.HasPrefix(host, "[") {
 		return host + port, nil
 	}
+	if strings.HasPrefix(host, ".") || strings.HasSuffix(host, ".") || strings.Contains(host, "..") {
+		return "", fmt.Errorf("host %q: empty label (a dot at the start or end, or two dots)", host)
+	}
 	ascii, err := idna.Lookup.ToASCII(host)
 	if err != nil {
 		return "", fmt.Errorf("host %q: %v", host, err)
 	}
+	if endsInNumber(ascii) {
+		// Browsers read such a host as an IPv4 address (0x7f.1 is 127.0.0.1): only the
+		// plain dotted-decimal form says what it is.
+		if a, err := netip.ParseAddr(ascii); err != nil || !a.Is4() {
+			return "", fmt.Errorf("host %q: ends in a number, so browsers read it as an IPv4 address; write the address as four decimal numbers (127.0.0.1)", host)
+		}
+	}
 	return ascii + port, nil
+}
+
+// endsInNumber reports whether a host's last label is a number as the WHATWG URL standard
+// reads it (decimal, or hex after 0x), which makes the whole host an IPv4 address.
+func endsInNumber(host string) bool {
+	last := host[strings.LastIndexByte(host, '.')+1:]
+	if hex, ok := strings.CutPrefix(strings.ToLower(last), "0x"); ok {
+		return strings.Trim(hex, "0123456789abcdef") == ""
+	}
+	return last != "" && strings.Trim(last, "0123456789") == ""
 }
 
 // checkURLPath accepts a path of unreserved characters, percent escapes and the
@@ -103,11 +124,13 @@ func checkURLPath(p string) error {
 		for i := 0; i < len(seg); i++ {
 			c := seg[i]
 			switch {
-			case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', strings.IndexByte("-._~!$&'()*+,;=:", c) >= 0:
+			// "&" is a sub-delimiter too, but it must be escaped in the HTML and JSON the
+			// URL is written into: it is refused here rather than written escaped.
+			case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', strings.IndexByte("-._~!$'()*+,;=:", c) >= 0:
 			case c == '%' && i+2 < len(seg) && isHex(seg[i+1]) && isHex(seg[i+2]):
 				i += 2
 			default:
-				return fmt.Errorf("path %q: character %q must be percent-encoded", p, seg[i:i+1])
+				return fmt.Errorf("path %q: character %q must be percent-encoded (%%%02X)", p, seg[i:i+1], seg[i])
 			}
 		}
 	}

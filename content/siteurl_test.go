@@ -30,6 +30,18 @@ func TestCanonicalSiteURL(t *testing.T) {
 		{name: "other scheme", in: "ftp://a.example", wantErr: "must start with https:// or http://"},
 		{name: "no host", in: "https://", wantErr: "no host"},
 		{name: "bad host", in: "https://a_b..example", wantErr: "host"},
+		// Issue 21: each was accepted (or passed here and failed later with exit 1).
+		{name: "signed port", in: "https://x.example:+80", wantErr: `port "+80": must be a number 1–65535, digits only`},
+		{name: "trailing dots", in: "https://x.example..", wantErr: `host "x.example..": empty label`},
+		{name: "trailing dot", in: "https://x.example.", wantErr: "empty label"},
+		{name: "hex IPv4", in: "https://0x7f.1", wantErr: `host "0x7f.1": ends in a number, so browsers read it as an IPv4 address`},
+		{name: "short IPv4", in: "https://127.1", wantErr: "ends in a number"},
+		{name: "numeric last label", in: "https://x.example.123", wantErr: "ends in a number"},
+		{name: "IPv4 with leading zero", in: "https://127.0.0.01", wantErr: "ends in a number"},
+		{name: "ampersand", in: "https://x.example/a&b", wantErr: `character "&" must be percent-encoded (%26)`},
+		{name: "dotted IPv4", in: "https://127.0.0.1:8443/x", want: "https://127.0.0.1:8443/x"},
+		{name: "digits inside a label", in: "https://api2.example.org", want: "https://api2.example.org"},
+		{name: "escaped ampersand", in: "https://x.example/a%26b", want: "https://x.example/a%26b"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -9,9 +9,9 @@ import (
 // TestTextsVaryTheirOpenings keeps the built-in texts from sliding back into a template:
 // no opening word (compared by its first three letters, so «Ваш», «Ваша» and «Ваше» are one)
 // starts more than a third of the texts of one kind: each paragraph of the descriptions,
-// the love and advice texts, the taglines, the arcana and position descriptions, and of the
-// compatibility texts the level descriptions, the summaries, the advice and the items of
-// strengths and of challenges.
+// the love and advice texts, the taglines, both sentences of the short descriptions, the
+// arcana and position descriptions, and of the compatibility texts the level descriptions,
+// the summaries, the advice and the items of strengths and of challenges.
 func TestTextsVaryTheirOpenings(t *testing.T) {
 	c, err := Load(Embedded(), "content", testRules)
 	if err != nil {
@@ -33,6 +33,12 @@ func TestTextsVaryTheirOpenings(t *testing.T) {
 		kinds["love"] = append(kinds["love"], lp.Love)
 		kinds["advice"] = append(kinds["advice"], lp.Advice)
 		kinds["tagline"] = append(kinds["tagline"], lp.Tagline)
+		// The short descriptions all followed "N — число …. Её путь — …".
+		first, second, _ := strings.Cut(lp.ShortDescription, ". ")
+		kinds["short description"] = append(kinds["short description"], first)
+		if second != "" {
+			kinds["short description, second sentence"] = append(kinds["short description, second sentence"], second)
+		}
 	}
 	for _, a := range c.Arcana {
 		kinds["arcanum description"] = append(kinds["arcanum description"], a.Description)

@@ -58,3 +58,15 @@ func retryEINTR(f func() (int, error)) (int, error) {
 		}
 	}
 }
+
+// sizeAt returns the size of the file name in the directory open as dirfd (at dirPath), not
+// following a link: one fstatat on the directory's descriptor, no path walk.
+func sizeAt(dirfd uintptr, _, name string) (int64, error) {
+	var st unix.Stat_t
+	if _, err := retryEINTR(func() (int, error) {
+		return 0, unix.Fstatat(int(dirfd), name, &st, unix.AT_SYMLINK_NOFOLLOW)
+	}); err != nil {
+		return 0, err
+	}
+	return st.Size, nil
+}

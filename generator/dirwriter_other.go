@@ -31,3 +31,12 @@ func (d *dirWriter) create(name string, body []byte) error {
 }
 
 func (d *dirWriter) close() error { return nil }
+
+// sizeAt returns the size of the file name in the directory dirPath, not following a link.
+func sizeAt(_ uintptr, dirPath, name string) (int64, error) {
+	fi, err := os.Lstat(filepath.Join(dirPath, name))
+	if err != nil {
+		return 0, err
+	}
+	return fi.Size(), nil
+}

@@ -38,6 +38,11 @@ type Options struct {
 	// OnProgress, when set, is called about ten times a second with the files written so
 	// far and the total expected.
 	OnProgress func(done, total int)
+	// Force replaces a tree generate made even when it holds files its manifest does not
+	// list, listed files of another size, or no generator mark (a tree of an older
+	// numerology); Summary.Deleted names the files that were deleted. A directory that is not
+	// such a tree is refused even with Force.
+	Force bool
 }
 
 // Summary describes a finished generation.
@@ -45,6 +50,9 @@ type Summary struct {
 	Files    int
 	Bytes    int64
 	Duration time.Duration
+	// Deleted lists the files of the previous tree that generate had not written (unlisted
+	// in its manifest, or changed) and that Force let it delete, sorted.
+	Deleted []string
 }
 
 // ErrRange reports years outside the contract's range.
@@ -86,11 +94,17 @@ func Generate(ctx context.Context, opts Options) (Summary, error) {
 		return Summary{}, err
 	}
 	out := filepath.Clean(opts.Out)
-	if err := recoverSwap(out); err != nil {
+	// Whose is out, first: a refused run changes nothing, beside out or in it.
+	lost, err := checkReplaceable(out, opts.Force)
+	if err != nil {
 		return Summary{}, &IOError{err}
 	}
-	if err := checkReplaceable(out); err != nil {
+	restored, restoredLost, err := recoverSwap(out, opts.Force)
+	if err != nil {
 		return Summary{}, &IOError{err}
+	}
+	if restored {
+		lost = restoredLost // the tree a killed run had moved aside is back in place
 	}
 	parent := filepath.Dir(out)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -102,16 +116,19 @@ func Generate(ctx context.Context, opts Options) (Summary, error) {
 	}
 	release, err := lockTemp(tmp)
 	if err != nil {
-		os.RemoveAll(tmp)
+		os.Remove(tmp)
 		return Summary{}, &IOError{err}
 	}
 	done := false
 	defer func() {
 		release()
 		if !done {
-			os.RemoveAll(tmp)
+			removeOwned(tmp)
 		}
 	}()
+	if err := writeMarker(tmp); err != nil {
+		return Summary{}, &IOError{fmt.Errorf("mark %s: %w", tmp, err)}
+	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return Summary{}, &IOError{err}
 	}
@@ -147,7 +164,7 @@ func Generate(ctx context.Context, opts Options) (Summary, error) {
 		return Summary{}, &IOError{err}
 	}
 	done = true
-	return Summary{Files: m.Counts.Files + 1, Bytes: m.Counts.Bytes + g.manifestSize, Duration: time.Since(start)}, nil
+	return Summary{Files: m.Counts.Files + 1, Bytes: m.Counts.Bytes + g.manifestSize, Duration: time.Since(start), Deleted: lost}, nil
 }
 
 // extraFiles estimates the files besides the routes' bodies, for progress only.
@@ -480,6 +497,7 @@ func (g *gen) writeManifest() (*manifest.Manifest, error) {
 	files := g.w.Files()
 	m := &manifest.Manifest{
 		APIVersion: manifest.APIVersion,
+		Generator:  manifest.Generator,
 		SiteURL:    g.site.SiteURL,
 		APIBase:    g.site.APIBase,
 		Years:      g.years,
@@ -499,8 +517,14 @@ func (g *gen) writeManifest() (*manifest.Manifest, error) {
 		return nil, fmt.Errorf("encode manifest: %w", err)
 	}
 	g.manifestSize = int64(len(b))
-	if err := g.w.writeRaw(manifest.FileName, b); err != nil {
+	// Written whole or not at all: a killed run leaves a temporary tree with no manifest or a
+	// complete one, which is what recovery recognises (leftoverOwned).
+	part := "." + manifest.FileName + ".tmp-0"
+	if err := g.w.writeRaw(part, b); err != nil {
 		return nil, err
+	}
+	if err := os.Rename(filepath.Join(g.w.root, part), filepath.Join(g.w.root, manifest.FileName)); err != nil {
+		return nil, &IOError{fmt.Errorf("write %s: %w", manifest.FileName, err)}
 	}
 	return m, nil
 }

@@ -14,6 +14,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"github.com/opennumerology/numerology/generator/cards"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/rules"
 	"github.com/opennumerology/numerology/templates"
@@ -82,6 +83,7 @@ type pageData struct {
 	LimitedRoutes []string
 	Routes        []routeDoc
 	Downloads     []Download
+	Card          shareCard // the page's share image, for og:image and twitter:image
 
 	// home
 	Errors          []errorDoc
@@ -170,6 +172,10 @@ type page struct {
 	// indexed pages are listed in sitemap.xml.
 	indexed bool
 	fill    func(d *pageData) error
+
+	// card is what the page's share card shows: its headline and, optionally, a mark;
+	// a page without one shares the home page's (generator/cards.go).
+	card cards.Card
 }
 
 // pages lists the site's HTML pages in the order they are written: those of each route
@@ -192,6 +198,7 @@ func (p *pageRenderer) pages() []page {
 func (p *pageRenderer) homePage() page {
 	s := p.s
 	return page{file: HomePage, template: "home.html", path: "/", indexed: true,
+		card:        cards.Card{Title: "Числа жизненного пути и матрица судьбы"},
 		title:       s.Content.Site.Title + " — API чисел жизненного пути и матрицы судьбы",
 		description: "Бесплатный API на русском языке: числа жизненного пути и матрица судьбы для каждой даты рождения с 1900 по 2100 год. JSON, CORS, лицензия CC BY 4.0.",
 		fill: func(d *pageData) error {
@@ -207,6 +214,7 @@ func (p *pageRenderer) homePage() page {
 // lifePathListPage is the page of the 12 numbers.
 func (p *pageRenderer) lifePathListPage() page {
 	return page{file: LifePathListPage, template: "life-path-list.html", path: "/life-path", indexed: true,
+		card:        cards.Card{Title: "Числа жизненного пути"},
 		title:       "Числа жизненного пути — " + p.s.Content.Site.Title,
 		description: "Двенадцать чисел жизненного пути: от 1 до 9 и мастер-числа 11, 22 и 33.",
 		fill:        func(d *pageData) error { d.LifePaths = p.s.LifePathList(); return nil }}
@@ -222,6 +230,7 @@ func (p *pageRenderer) lifePathPages() []page {
 		out = append(out, page{file: LifePathPage(lp.Number), template: "life-path.html",
 			path: "/life-path/" + strconv.Itoa(lp.Number), indexed: true,
 			title:       fmt.Sprintf("Число жизненного пути %d — «%s» — %s", lp.Number, lp.Archetype, s.Content.Site.Title),
+			card:        cards.Card{Title: fmt.Sprintf("Число жизненного пути %d — %s", lp.Number, lp.Archetype), Mark: strconv.Itoa(lp.Number)},
 			description: lp.ShortDescription,
 			fill:        func(d *pageData) error { p.fillLifePath(d, list, i); return nil }})
 	}
@@ -233,6 +242,7 @@ func (p *pageRenderer) matrixPages() []page {
 	site := p.s.Content.Site.Title
 	return []page{
 		{file: MatrixPage, template: "matrix.html", path: "/matrix", indexed: true,
+			card:        cards.Card{Title: "Матрица судьбы"},
 			title:       "Матрица судьбы — " + site,
 			description: "Матрица судьбы по дате рождения: 12 позиций и 22 старших аркана.",
 			fill: func(d *pageData) error {
@@ -243,6 +253,7 @@ func (p *pageRenderer) matrixPages() []page {
 		// The details page shows any date through its query string and draws it in the browser:
 		// one URL per date would be 73,414 thin pages, so the sitemap leaves it out.
 		{file: DetailsPage, template: "details.html", path: "/matrix/details",
+			card:        cards.Card{Title: "Расшифровка матрицы судьбы"},
 			title:       "Расшифровка матрицы судьбы — " + site,
 			description: "Матрица судьбы для выбранной даты рождения: 12 позиций с арканами и их значениями.",
 			fill: func(d *pageData) (err error) {
@@ -281,9 +292,14 @@ func (p *pageRenderer) render() ([]pageFile, error) {
 		return nil
 	}
 	pages := p.pages()
+	cardOf, cardFiles, err := p.shareCards(pages)
+	if err != nil {
+		return nil, err
+	}
 	for _, pg := range pages {
 		d := p.base
 		d.Title, d.Description, d.Path = pg.title, pg.description, pg.path
+		d.Card = cardOf(pg)
 		if pg.fill != nil {
 			if err := pg.fill(&d); err != nil {
 				return nil, err
@@ -315,7 +331,7 @@ func (p *pageRenderer) render() ([]pageFile, error) {
 			return nil, err
 		}
 	}
-	return out, nil
+	return append(out, cardFiles...), nil
 }
 
 // sitemap lists the indexed pages with absolute URLs (sitemaps.org protocol 0.9). The API

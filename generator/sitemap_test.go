@@ -110,7 +110,7 @@ func TestShareCards(t *testing.T) {
 			want := map[string]string{
 				"description": pg.description, "og:title": pg.title, "og:description": pg.description,
 				"og:type": "website", "og:locale": "ru_RU", "og:site_name": s.Content.Site.Title,
-				"twitter:card": "summary", "twitter:title": pg.title, "twitter:description": pg.description,
+				"twitter:card": "summary_large_image", "twitter:title": pg.title, "twitter:description": pg.description,
 			}
 			if pg.path != "/404" {
 				want["og:url"] = s.SiteURL + pg.path

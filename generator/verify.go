@@ -97,6 +97,7 @@ func VerifyTree(ctx context.Context, opts VerifyOptions) (*VerifyResult, error) 
 		return nil, err
 	}
 	v.checkRoutes()
+	v.checkWorkerAssets()
 	if err := v.walk(); err != nil {
 		return nil, err
 	}
@@ -122,6 +123,22 @@ type verifier struct {
 	expect   map[string]expectation
 	mu       sync.Mutex
 	problems []VerifyProblem
+	dirs     sync.Map // folder (tree path) → whether it and its parents are real folders
+}
+
+// inTree reports whether the tree folder rel ("" for the root) and every folder above it are
+// real folders, not links, so that reading below it stays inside the tree.
+func (v *verifier) inTree(rel string) bool {
+	if rel == "" {
+		return true
+	}
+	if ok, seen := v.dirs.Load(rel); seen {
+		return ok.(bool)
+	}
+	fi, err := os.Lstat(filepath.Join(v.dir, filepath.FromSlash(rel)))
+	ok := (err != nil || fi.IsDir()) && v.inTree(pathDir(rel)) // a missing folder reads nothing
+	v.dirs.Store(rel, ok)
+	return ok
 }
 
 // expectation is what one file of the tree must hold: fixed bytes, the body of a route's
@@ -261,7 +278,19 @@ func (v *verifier) checkFiles(ctx context.Context, onProgress func(done, total i
 
 // checkFile checks one listed file; buf is scratch space for rendering, returned for reuse.
 func (v *verifier) checkFile(f *manifest.File, buf []byte) []byte {
-	b, err := os.ReadFile(filepath.Join(v.dir, filepath.FromSlash(f.Path)))
+	if !validTreePath(f.Path) {
+		v.add(ProblemInvalid, f.Path, "not a path inside the tree (not read)")
+		return buf
+	}
+	if !v.inTree(pathDir(f.Path)) {
+		v.add(ProblemInvalid, f.Path, "a folder on its path is a link or not a folder (not read: it may lead out of the tree)")
+		return buf
+	}
+	p := filepath.Join(v.dir, filepath.FromSlash(f.Path))
+	if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
+		return buf // walk reports it; a link is not read, it may lead out of the tree
+	}
+	b, err := os.ReadFile(p)
 	if err != nil {
 		if os.IsNotExist(err) {
 			v.add(ProblemMissing, f.Path, "listed in the manifest but not on disk")
@@ -331,11 +360,11 @@ func jsonDiff(got, want []byte) string {
 		}
 	}
 	var g, w any
+	if err := json.Unmarshal(want, &w); err != nil {
+		return "differs from what the rules and the content give" // a file that is not JSON
+	}
 	if err := json.Unmarshal(got, &g); err != nil {
 		return fmt.Sprintf("not valid JSON (%v)", err)
-	}
-	if err := json.Unmarshal(want, &w); err != nil {
-		return "differs from what the rules and the content give"
 	}
 	if path, gv, wv, ok := firstDiff("", g, w); ok {
 		if path == "" {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -36,6 +35,8 @@ type deployOptions struct {
 	routes      []string
 	domains     []string
 	zoneID      string
+	subdomain   string
+	keepDev     bool
 	purge       bool // deprecated: accepted and ignored (docs/deploy.md)
 	concurrency int
 }
@@ -48,30 +49,38 @@ func newDeployCmd() *cobra.Command {
 		Long: `deploy publishes a generated tree as the Worker's static assets together with the worker
 (its module, compatibility date, ASSETS and rate-limit bindings, embedded in this binary).
 
-It plans from manifest.json and the tree's .assetsignore (wrangler's convention: the per-date
-matrix files stay out, the worker reads the packed month files), checks the plan against the
-account plan's limits (--plan free: 20,000 files per version, paid: 100,000; 25 MiB per file)
-and the worker config as Cloudflare checks it, before any network call, then:
+It plans from manifest.json and the tree's .assetsignore (read exactly as wrangler reads it: the
+per-date matrix files stay out, the worker reads the packed month files), proves that every file
+the worker reads is uploaded, and checks the plan against the account plan's limits (--plan
+free: 20,000 files per version, paid: 100,000; 25 MiB per file), the worker config, the routes
+and the domains as Cloudflare checks them, before any network call. Then, before any upload, it
+checks what Cloudflare would refuse after it: the zone of --route (the token must see it, the
+route must not be another Worker's), the custom domains (another Worker's, or over DNS records)
+and, for a deploy that answers on workers.dev, the account's workers.dev subdomain: a brand-new
+account has none; --workers-subdomain NAME registers one, as wrangler offers to. Then:
   1. opens an assets upload session with the manifest of path → hash and size;
   2. uploads only the files Cloudflare does not already hold (a re-run after an interrupted
      deploy sends only what is still missing);
   3. uploads the script with the completion token: the new version, worker and assets
      together, goes live in one step. Until then the previous version keeps serving;
-  4. binds --route/--domain, or with neither turns on the worker's workers.dev address,
-     and prints the URLs the API answers on.
+  4. binds --route/--domain and sets the workers.dev address as wrangler does (on without
+     routes or domains or with --keep-workers-dev, off otherwise), and prints the URLs the
+     API answers on.
 
 Credentials come from the environment only: CLOUDFLARE_API_TOKEN (Account > Workers Scripts >
-Edit; Zone > Workers Routes > Edit for --route and --domain) and CLOUDFLARE_ACCOUNT_ID (or
---account-id). The token is never printed. --dry-run prints the plan and needs neither
-credentials nor network.
+Edit; Zone > Zone > Read and Zone > Workers Routes > Edit for --route; Zone > Workers Routes >
+Edit for --domain) and CLOUDFLARE_ACCOUNT_ID (or --account-id). The token is never printed.
+--dry-run prints the plan and needs neither credentials nor network.
 
 Calls are retried on 429, 5xx and network errors (5 attempts, exponential backoff with full
 jitter); a 429's Retry-After of up to 300 s (Cloudflare's API blocks for five minutes) is
-waited out with a line saying so. Exit codes: 6 for missing or rejected credentials, 7 for a
-tree over the plan's limits, 5 for an unreadable tree, 4 for a tree that no longer matches
-its manifest.`,
+waited out with a line saying so. Exit codes: 8 for an account without a workers.dev
+subdomain (or a --workers-subdomain that is taken), 6 for missing or rejected credentials,
+7 for a tree over the plan's limits, 5 for an unreadable tree, 4 for a tree that no longer
+matches its manifest or whose .assetsignore leaves out a file the worker reads.`,
 		Example: `  numerology deploy --dry-run
   CLOUDFLARE_API_TOKEN=… CLOUDFLARE_ACCOUNT_ID=… numerology deploy
+  numerology deploy --workers-subdomain open-numerology   # a brand-new account, once
   numerology deploy --domain api.example.org`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -87,6 +96,8 @@ its manifest.`,
 	f.StringArrayVar(&opts.routes, "route", nil, "bind a zone route pattern to the worker, e.g. 'api.example.org/*' (repeatable; needs --zone-id)")
 	f.StringArrayVar(&opts.domains, "domain", nil, "bind a custom domain to the worker, e.g. api.example.org (repeatable)")
 	f.StringVar(&opts.zoneID, "zone-id", "", "the zone of --route (and of --domain, optionally)")
+	f.StringVar(&opts.subdomain, "workers-subdomain", "", "register this workers.dev subdomain if the account has none yet (a brand-new account)")
+	f.BoolVar(&opts.keepDev, "keep-workers-dev", false, "keep the workers.dev address on for a deploy with --route or --domain")
 	f.BoolVar(&opts.purge, "purge", false, "no longer does anything")
 	// The worker runs before any cache and a new version replaces the assets, so a zone
 	// purge had nothing to purge; the flag stays accepted so that scripts keep working.
@@ -105,17 +116,17 @@ func runDeploy(ctx context.Context, cmd *cobra.Command, opts *deployOptions) err
 	if opts.dryRun {
 		plan.Write(stdout)
 		if err := plan.Preflight(); err != nil {
-			return deployError(err)
+			return fmt.Errorf("deploy: %w", err)
 		}
 		fmt.Fprintln(stdout, "dry run: within the limits; nothing was sent")
 		return nil
 	}
 	if err := plan.Preflight(); err != nil {
-		return deployError(err)
+		return fmt.Errorf("deploy: %w", err)
 	}
 	d, err := newDeployer(opts, stderr)
 	if err != nil {
-		return deployError(err)
+		return fmt.Errorf("deploy: %w", err)
 	}
 	fmt.Fprintf(stderr, "deploy: %s files, %s → worker %s (Workers %s; %s files left out by %s)\n",
 		humanize.Count(int64(len(plan.Assets))), humanize.Bytes(plan.Bytes), plan.ScriptName, plan.Limits.Plan,
@@ -128,7 +139,7 @@ func runDeploy(ctx context.Context, cmd *cobra.Command, opts *deployOptions) err
 		if res != nil && res.VersionID != "" {
 			fmt.Fprintf(stderr, "deploy: version %s of %s is live; a step after the switch failed:\n", res.VersionID, plan.ScriptName)
 		}
-		return deployError(err)
+		return fmt.Errorf("deploy: %w", err)
 	}
 	writeResult(stdout, plan, res, time.Since(start))
 	return nil
@@ -143,19 +154,16 @@ func deployPlan(opts *deployOptions) (*cloudflare.Plan, error) {
 	if opts.concurrency < 1 || opts.concurrency > 16 {
 		return nil, usageErrorf("--concurrency: %d is not within 1–16", opts.concurrency)
 	}
-	m, err := manifest.Load(opts.dir)
-	if err != nil {
-		return nil, withCode(exitIO, fmt.Errorf("deploy: %w", err))
-	}
 	w, err := cloudflare.LoadWorker(worker.WorkerFS, worker.WorkerConfig)
 	if err != nil {
 		return nil, fmt.Errorf("deploy: embedded worker: %w", err)
 	}
-	plan, err := cloudflare.NewPlan(opts.dir, m, w, cloudflare.Options{
+	plan, err := cloudflare.Load(opts.dir, w, cloudflare.Options{
 		ScriptName: opts.name, Routes: opts.routes, Domains: opts.domains, ZoneID: opts.zoneID, Limits: limits,
+		WorkersSubdomain: opts.subdomain, KeepWorkersDev: opts.keepDev,
 	})
 	if err != nil {
-		return nil, deployError(err)
+		return nil, fmt.Errorf("deploy: %w", err)
 	}
 	return plan, nil
 }
@@ -190,6 +198,9 @@ func writeResult(w io.Writer, plan *cloudflare.Plan, res *cloudflare.Result, too
 	fmt.Fprintf(w, "  uploaded %s files, %s in %d bucket(s); skipped %s files, %s already on Cloudflare\n",
 		humanize.Count(int64(res.UploadedFiles)), humanize.Bytes(res.UploadedBytes), res.Buckets,
 		humanize.Count(int64(res.SkippedFiles)), humanize.Bytes(res.SkippedBytes))
+	if res.Registered != "" {
+		fmt.Fprintf(w, "  registered the account's workers.dev subdomain %s.workers.dev (it may take a few minutes to answer)\n", res.Registered)
+	}
 	for _, r := range res.Routes {
 		fmt.Fprintf(w, "  route  %s\n", r)
 	}
@@ -199,31 +210,6 @@ func writeResult(w io.Writer, plan *cloudflare.Plan, res *cloudflare.Result, too
 	for _, u := range res.URLs {
 		fmt.Fprintf(w, "  live at %s (try %s%s/matrix/15/5/1990)\n", u, strings.TrimSuffix(u, "/"), manifest.APIPrefix)
 	}
-}
-
-// deployError maps the cloudflare package's errors to exit codes.
-func deployError(err error) error {
-	var (
-		limitErr *cloudflare.LimitError
-		authErr  *cloudflare.AuthError
-		treeErr  *cloudflare.TreeError
-		usageErr *cloudflare.UsageError
-	)
-	switch {
-	case errors.Is(err, context.Canceled):
-		return err
-	case errors.As(err, &limitErr):
-		return withCode(exitLimit, fmt.Errorf("deploy: %w", err))
-	case errors.As(err, &authErr):
-		return withCode(exitAuth, fmt.Errorf("deploy: %w", err))
-	case errors.As(err, &treeErr) && treeErr.Mismatch:
-		return withCode(exitVerify, fmt.Errorf("deploy: %w", err))
-	case errors.As(err, &treeErr):
-		return withCode(exitIO, fmt.Errorf("deploy: %w", err))
-	case errors.As(err, &usageErr):
-		return usageErrorf("deploy: %v", err)
-	}
-	return fmt.Errorf("deploy: %w", err)
 }
 
 // uploadReporter shows upload progress: a bar on a terminal, otherwise a plain line at most

@@ -24,6 +24,7 @@ const (
 	exitIO          = 5
 	exitAuth        = 6
 	exitLimit       = 7
+	exitSubdomain   = 8
 	exitInterrupted = 130
 )
 
@@ -36,24 +37,30 @@ type exitRow struct {
 }
 
 // exitTable is the one table from errors to exit codes. An error takes the first row, in
-// this order, whose kind it is; an error of no kind takes the code a command marked it
-// with (withCode), else 1. A missing manifest is 5 in every command: there is no tree to
-// read, which is not the same failure as 4, a tree that differs from its manifest.
+// this order, whose kind it is; only an error of no kind takes the code a command marked
+// it with (withCode), else 1. A missing manifest is 5 in every command: there is no tree
+// to read, which is not the same failure as 4, a tree that differs from its manifest.
 var exitTable = []exitRow{
 	{exitOK, "success", nil},
 	{exitError, "any other failure", nil},
 	{exitUsage, "bad command line (unknown flag, bad value, years outside 1900–2100)", func(err error) bool {
-		var u *cloudflare.UsageError
-		return errors.Is(err, generator.ErrRange) || errors.As(err, &u)
+		var (
+			u *cloudflare.UsageError
+			c *usageError
+		)
+		return errors.Is(err, generator.ErrRange) || errors.As(err, &u) || errors.As(err, &c)
 	}},
 	{exitContent, "the content does not validate (every problem is printed as file:line: field: message)", func(err error) bool {
 		var c content.Errors
 		return errors.As(err, &c)
 	}},
-	{exitVerify, "a tree or archive does not match its manifest", func(err error) bool {
-		var t *cloudflare.TreeError
+	{exitVerify, "a tree or archive does not match its manifest, or a deploy of it would lack a file the worker reads", func(err error) bool {
+		var (
+			t *cloudflare.TreeError
+			w *cloudflare.WorkerFilesError
+		)
 		return !errors.Is(err, manifest.ErrNoManifest) &&
-			(errors.Is(err, manifest.ErrInvalid) || errors.Is(err, manifest.ErrMismatch) || errors.As(err, &t) && t.Mismatch)
+			(errors.Is(err, manifest.ErrInvalid) || errors.Is(err, manifest.ErrMismatch) || errors.As(err, &t) && t.Mismatch || errors.As(err, &w))
 	}},
 	{exitIO, "the output cannot be written, or the input tree cannot be read (no manifest.json: generate first)", func(err error) bool {
 		var (
@@ -65,13 +72,20 @@ var exitTable = []exitRow{
 		return errors.Is(err, manifest.ErrNoManifest) || errors.As(err, &gen) || errors.As(err, &in) ||
 			errors.As(err, &out) || errors.As(err, &t) && !t.Mismatch
 	}},
-	{exitAuth, "Cloudflare rejected the credentials, or they are missing", func(err error) bool {
-		var a *cloudflare.AuthError
-		return errors.As(err, &a)
+	{exitAuth, "Cloudflare rejected the credentials (for the account, or a zone of --route), or they are missing", func(err error) bool {
+		var (
+			a *cloudflare.AuthError
+			z *cloudflare.ZoneAccessError
+		)
+		return errors.As(err, &a) || errors.As(err, &z)
 	}},
 	{exitLimit, "the tree exceeds the Cloudflare plan's limits", func(err error) bool {
 		var l *cloudflare.LimitError
 		return errors.As(err, &l)
+	}},
+	{exitSubdomain, "the Cloudflare account has no workers.dev subdomain yet (deploy --workers-subdomain NAME registers one), or that name is taken", func(err error) bool {
+		var s *cloudflare.SubdomainError
+		return errors.As(err, &s)
 	}},
 	{exitInterrupted, "interrupted (Ctrl-C); the previous output is left intact", func(err error) bool {
 		return errors.Is(err, context.Canceled)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/opennumerology/numerology/edge/cloudflare"
 	"github.com/opennumerology/numerology/generator/manifest"
 )
 
@@ -54,8 +55,11 @@ func TestExitCodeHelp(t *testing.T) {
 	}
 }
 
+// deployErr wraps err as runDeploy returns it.
+func deployErr(err error) error { return fmt.Errorf("deploy: %w", err) }
+
 // TestExitCodeKinds checks the classification of each error kind, including codes a
-// command marked that a kind overrides.
+// command marked that a kind overrides: each kind gets its code from exitTable alone.
 func TestExitCodeKinds(t *testing.T) {
 	tests := []struct {
 		name string
@@ -67,7 +71,24 @@ func TestExitCodeKinds(t *testing.T) {
 		{"no manifest, marked 4 by a command", withCode(exitVerify, loadErr(t, "")), exitIO},
 		{"invalid manifest, marked 5 by a command", withCode(exitIO, loadErr(t, "{")), exitVerify},
 		{"interrupted while marked 5", withCode(exitIO, fmt.Errorf("x: %w", context.Canceled)), exitInterrupted},
-		{"marked usage", usageErrorf("x"), exitUsage},
+		{"a bad flag value", usageErrorf("x"), exitUsage},
+		{"a bad flag value, marked 5", withCode(exitIO, usageErrorf("x")), exitUsage},
+		{"deploy: options that do not fit", deployErr(&cloudflare.UsageError{Msg: "x"}), exitUsage},
+		{"deploy: a tree that changed", deployErr(&cloudflare.TreeError{Mismatch: true, Err: errors.New("x")}), exitVerify},
+		{"deploy: a tree that cannot be read", deployErr(&cloudflare.TreeError{Err: errors.New("x")}), exitIO},
+		{"deploy: no manifest", deployErr(&cloudflare.TreeError{Err: loadErr(t, "")}), exitIO},
+		{"deploy: an invalid manifest", deployErr(&cloudflare.TreeError{Err: loadErr(t, "{")}), exitVerify},
+		{"deploy: a file the worker reads left out", deployErr(&cloudflare.WorkerFilesError{}), exitVerify},
+		{"deploy: a rejected token", deployErr(&cloudflare.AuthError{Status: 403}), exitAuth},
+		{"deploy: a zone the token cannot see", deployErr(&cloudflare.ZoneAccessError{Status: 403}), exitAuth},
+		{"deploy: over the plan", deployErr(&cloudflare.LimitError{}), exitLimit},
+		{"deploy: no workers.dev subdomain", deployErr(&cloudflare.SubdomainError{}), exitSubdomain},
+		{"deploy: a taken workers.dev subdomain", deployErr(&cloudflare.SubdomainError{Taken: true}), exitSubdomain},
+		{"deploy: a config Cloudflare refuses", deployErr(&cloudflare.ConfigError{}), exitError},
+		{"deploy: another Worker's domain", deployErr(&cloudflare.DomainConflictError{}), exitError},
+		{"deploy: another Worker's route", deployErr(&cloudflare.RouteConflictError{}), exitError},
+		{"deploy: an expired upload token", deployErr(&cloudflare.ExpiredError{}), exitError},
+		{"deploy: interrupted", deployErr(fmt.Errorf("upload: %w", context.Canceled)), exitInterrupted},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

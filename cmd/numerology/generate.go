@@ -24,6 +24,7 @@ type generateOptions struct {
 	from, to   int
 	years      string
 	workers    int
+	force      bool
 }
 
 func newGenerateCmd() *cobra.Command {
@@ -38,13 +39,22 @@ api/public/edge.json and _headers.
 
 The tree is written into a temporary sibling directory and swapped in only when it is
 complete: a failed or interrupted run leaves the previous tree as it was, and the next run
-removes what a killed one left. --out is replaced only when it is empty or a tree generate
-made (its manifest.json is this program's and lists everything in it); anything else is
-refused with the reason (exit 5). A running numerology serve follows the swap.`,
+removes what a killed one left (only folders that carry generate's marker file, never
+anything else beside --out). A running numerology serve follows the swap.
+
+--out is replaced only when it does not exist, is empty, or is a tree generate made: its
+manifest.json carries "generator": "numerology generate", its entries are valid, and the
+files in it are exactly the listed ones with their listed sizes (what pack publishes in
+downloads/ is listed too). Otherwise generate refuses before it touches anything (exit 5)
+and says why, naming the files: files the manifest does not list (your own, added by
+hand), listed files of another size, missing ones. --force replaces such a tree anyway
+and names the files it deleted; a folder that is not generate's tree at all is refused
+even with --force.`,
 		Example: `  numerology generate
   numerology generate --out /srv/api --site-url https://numerology.example.org
   numerology generate --from 1990 --to 1999          # a small tree for tests
-  numerology generate --years 1900,2000-2001,2100    # the edges and a few years`,
+  numerology generate --years 1900,2000-2001,2100    # the edges and a few years
+  numerology generate --force                        # replace out/ even with files added by hand`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runGenerate(cmd.Context(), cmd, opts)
@@ -58,6 +68,7 @@ refused with the reason (exit 5). A running numerology serve follows the swap.`,
 	f.IntVar(&opts.to, "to", rules.LastYear, "last year of matrix records")
 	f.StringVar(&opts.years, "years", "", "years of matrix records as a list of years and ranges (1900,2000-2002,2100); excludes --from/--to")
 	f.IntVar(&opts.workers, "workers", 0, "goroutines that render and write files (0: twice the CPUs)")
+	f.BoolVar(&opts.force, "force", false, "replace a tree generate made even if it holds files its manifest does not list (they are deleted and named)")
 	cmd.MarkFlagsMutuallyExclusive("years", "from")
 	cmd.MarkFlagsMutuallyExclusive("years", "to")
 	return cmd
@@ -74,7 +85,7 @@ func runGenerate(ctx context.Context, cmd *cobra.Command, opts *generateOptions)
 	}
 	bar := newProgress(cmd.ErrOrStderr(), "generate")
 	sum, err := generator.Generate(ctx, generator.Options{
-		Site: site, Out: opts.out, Years: years, Workers: opts.workers, OnProgress: bar.Func(),
+		Site: site, Out: opts.out, Years: years, Workers: opts.workers, OnProgress: bar.Func(), Force: opts.force,
 	})
 	bar.Done()
 	if err != nil {
@@ -82,6 +93,12 @@ func runGenerate(ctx context.Context, cmd *cobra.Command, opts *generateOptions)
 			return err // a flag's message stands alone
 		}
 		return fmt.Errorf("generate: %w", err) // exitTable classifies it
+	}
+	if n := len(sum.Deleted); n > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "numerology: --force: deleted %d file(s) of %s that generate had not written:\n", n, opts.out)
+		for _, p := range sum.Deleted {
+			fmt.Fprintln(cmd.ErrOrStderr(), "  "+p)
+		}
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "generated %s files, %s in %.1fs → %s\n",
 		humanize.Count(int64(sum.Files)), humanize.Bytes(sum.Bytes), sum.Duration.Seconds(), opts.out)

@@ -36,8 +36,11 @@ otherwise 2000-01-01T00:00:00Z.
 
 With --publish (the default) pack also copies every archive of at most 25 MiB (the
 Workers static asset limit) into the tree's downloads/ and rewrites its manifest.json to
-list them, so that numerology verify passes and the servers offer /downloads/…. A later
-generate replaces the tree: run pack again after it.`,
+list them, so that numerology verify passes and the servers offer /downloads/…. It removes
+only the downloads it published before (those the manifest lists); other files in
+downloads/ stay, and a downloads/ that is a link (or a file) is refused (exit 5): pack
+never writes or deletes outside the tree. A later generate replaces the tree, recognising
+pack's files as its own: run pack again after it.`,
 		Example: `  numerology generate && numerology pack
   numerology pack --dir /srv/api --to release/
   numerology pack --publish=false      # write dist/ only, leave the tree as it is`,

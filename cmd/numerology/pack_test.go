@@ -89,3 +89,43 @@ func corruptZipEntry(t *testing.T, file, entry string) string {
 	}
 	return out
 }
+
+// TestPackStaysInsideTheTree checks that pack --publish writes and deletes only inside the
+// tree, and only what it published: a downloads/ that links to a folder of the user's is
+// refused (exit 5) with that folder untouched, and the user's files in a real downloads/
+// stay (and a later generate names them). Before, pack deleted every file in the linked
+// folder, and the user's files in downloads/.
+func TestPackStaysInsideTheTree(t *testing.T) {
+	dir := t.TempDir()
+	out, dist := filepath.Join(dir, "out"), filepath.Join(dir, "dist")
+	if code, _, errOut := run(t, "generate", "--years", "2000", "--out", out); code != 0 {
+		t.Fatalf("generate: exit %d: %s", code, errOut)
+	}
+	elsewhere := filepath.Join(dir, "my-downloads")
+	mine := map[string]string{"report.pdf": "%PDF", "numerology-dataset-0.9.zip": "my own copy"}
+	mkfiles(t, elsewhere, mine)
+	if err := os.Symlink(elsewhere, filepath.Join(out, "downloads")); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := run(t, "pack", "--dir", out, "--to", dist)
+	if code != exitIO || !strings.Contains(errOut, "downloads") || !strings.Contains(errOut, "a link") {
+		t.Errorf("pack into a linked downloads/: exit %d, stderr %q; want %d naming the link", code, errOut, exitIO)
+	}
+	checkFiles(t, userFiles(t, elsewhere, mine))
+	if entries, _ := os.ReadDir(elsewhere); len(entries) != len(mine) {
+		t.Errorf("the linked folder holds %d entries, want the user's %d", len(entries), len(mine))
+	}
+
+	if err := os.Remove(filepath.Join(out, "downloads")); err != nil {
+		t.Fatal(err)
+	}
+	mkfiles(t, filepath.Join(out, "downloads"), mine)
+	if code, _, errOut := run(t, "pack", "--dir", out, "--to", dist); code != 0 {
+		t.Fatalf("pack: exit %d: %s", code, errOut)
+	}
+	checkFiles(t, userFiles(t, filepath.Join(out, "downloads"), mine))
+	code, _, errOut = run(t, "generate", "--years", "2000", "--out", out)
+	if code != exitIO || !strings.Contains(errOut, "downloads/numerology-dataset-0.9.zip, downloads/report.pdf") {
+		t.Errorf("generate over the user's downloads: exit %d, stderr %q; want %d naming them", code, errOut, exitIO)
+	}
+}

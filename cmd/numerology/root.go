@@ -10,8 +10,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// codedError marks an error with the exit code it should produce, for the conditions that
-// are not an error kind of a package (a bad flag, problems verify found).
+// codedError marks an error of no kind with the exit code it should produce (problems
+// verify found, a listener that cannot open); exitTable gives every error kind its code,
+// and a kind wins over a mark.
 type codedError struct {
 	code int
 	err  error
@@ -28,9 +29,15 @@ func withCode(code int, err error) error {
 	return &codedError{code: code, err: err}
 }
 
+// usageError is the kind of a bad command line: a flag's value, a flag cobra refuses.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
 // usageErrorf reports a bad command line.
 func usageErrorf(format string, args ...any) error {
-	return withCode(exitUsage, fmt.Errorf(format, args...))
+	return &usageError{fmt.Errorf(format, args...)}
 }
 
 // Main runs the command line args and returns the process exit code.
@@ -61,7 +68,7 @@ full API semantics, pack as an offline dataset and deploy to Cloudflare.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return withCode(exitUsage, err)
+		return &usageError{err}
 	})
 	root.SetHelpTemplate(root.HelpTemplate() + "\n" + exitCodeHelp() + "\n")
 	root.AddCommand(

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -32,10 +33,13 @@ route (and every line of a packed month file) is byte for byte what the route gi
 the rules and the content; a difference names the file and the field. A tree generated
 with --content is verified with the same --content. Each problem is printed on its own line
 (missing, extra, corrupt, invalid) and the exit code is 4 if any.
+A manifest path outside the tree (../…) or through a link is a problem, never read.
 
 With --archive, verify checks a dataset archive made by pack (.tar.gz or .zip) instead:
 every file against its SHA256SUMS, and the CSV tables against the bytes and hashes of
-datapackage.json.`,
+datapackage.json. What it holds in memory is bounded: a SHA256SUMS or datapackage.json
+over ` + strconv.Itoa(pack.MaxKeptEntry>>20) + ` MiB, a name over ` + humanize.Count(pack.MaxEntryName) + ` bytes or more than ` + humanize.Count(pack.MaxEntries) + ` entries is a
+problem of the archive (exit 4), however far it expands.`,
 		Example: `  numerology verify
   numerology verify --dir /srv/api
   numerology verify --archive dist/numerology-dataset-1.0.tar.gz`,

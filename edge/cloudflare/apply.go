@@ -21,10 +21,11 @@ import (
 	"time"
 
 	"github.com/cloudflare/cloudflare-go/v6/option"
-	"github.com/cloudflare/cloudflare-go/v6/packages/pagination"
 	"github.com/cloudflare/cloudflare-go/v6/shared"
 	"github.com/cloudflare/cloudflare-go/v6/workers"
 	json "github.com/goccy/go-json"
+
+	"github.com/opennumerology/numerology/internal/humanize"
 )
 
 // RequestTimeout bounds one attempt of one API call; a bucket is at most a few MB.
@@ -44,6 +45,15 @@ type Deployer struct {
 	Log io.Writer
 	// OnProgress is called after each uploaded bucket.
 	OnProgress func(Progress)
+	// Now is the clock the upload session's one-hour tokens are timed with; nil: time.Now.
+	Now func() time.Time
+}
+
+func (d *Deployer) now() time.Time {
+	if d.Now != nil {
+		return d.Now()
+	}
+	return time.Now()
 }
 
 // Progress is the state of the upload.
@@ -65,8 +75,11 @@ type Result struct {
 	VersionID     string
 	Routes        []string
 	Domains       []string
-	// URLs are where the new version answers: its workers.dev address when the deploy
-	// names no route or domain, else https:// and each route's host or custom domain.
+	// Registered is the workers.dev subdomain this deploy registered for the account
+	// (--workers-subdomain on an account that had none).
+	Registered string
+	// URLs are where the new version answers: https:// and each route's host or custom
+	// domain, and its workers.dev address when the deploy answers there.
 	URLs     []string
 	Duration time.Duration
 }
@@ -89,8 +102,15 @@ func (d *Deployer) apply(ctx context.Context, p *Plan, red *redactor) (*Result, 
 		return nil, err
 	}
 	a := d.newApplier(p, red)
-	// 0. A custom domain that is another Worker's stops the deploy before any upload.
+	// 0. What Cloudflare would refuse after the upload is checked before it: the routes'
+	// zone, the custom domains, the account's workers.dev subdomain.
+	if err := a.checkRoutes(ctx); err != nil {
+		return nil, err
+	}
 	if err := a.checkDomains(ctx); err != nil {
+		return nil, err
+	}
+	if err := a.ensureSubdomain(ctx); err != nil {
 		return nil, err
 	}
 	// 1–2. The upload session and the files Cloudflare lacks.
@@ -104,7 +124,7 @@ func (d *Deployer) apply(ctx context.Context, p *Plan, red *redactor) (*Result, 
 		return nil, err
 	}
 	a.res.VersionID = version
-	// 4. Where it answers: routes and custom domains, or the workers.dev address.
+	// 4. Where it answers: routes, custom domains and the workers.dev address.
 	if err := a.publish(ctx); err != nil {
 		return a.res, err
 	}
@@ -153,27 +173,14 @@ func (d *Deployer) newApplier(p *Plan, red *redactor) *applier {
 // uploadAssets opens the upload session and sends the buckets Cloudflare asks for; it
 // returns the completion token the script upload needs.
 func (a *applier) uploadAssets(ctx context.Context) (string, error) {
-	// The SDK's JSON encoder inserts map entries one by one with sjson, which is quadratic in
-	// the manifest's size (minutes for 73,000 files), so the body is encoded here and the
-	// SDK keeps the path, auth, retries and envelope.
-	body, err := sessionBody(a.p.Assets)
+	session, err := a.openSession(ctx)
 	if err != nil {
 		return "", err
 	}
-	var sp workers.ScriptAssetUploadNewParams
-	set(&sp.AccountID.Value, &sp.AccountID.Present, a.d.AccountID)
-	var session *workers.ScriptAssetUploadNewResponse
-	err = a.call(ctx, "start the assets upload session", func() (err error) {
-		session, err = a.wk.Scripts.Assets.Upload.New(ctx, a.p.ScriptName, sp, option.WithRequestBody("application/json", body))
-		return err
-	})
-	if err != nil {
-		return "", err
-	}
-	a.red.add(session.JWT)
 	a.logf("upload session: %d of %d files to upload in %d bucket(s)", countHashes(session.Buckets), len(a.p.Assets), len(session.Buckets))
 	// The buckets, a few at a time; the last one answers with the completion token.
 	completion := session.JWT
+	a.completionAt = a.sessionAt
 	if len(session.Buckets) > 0 {
 		if completion, err = a.uploadBuckets(ctx, session.JWT, session.Buckets); err != nil {
 			return "", err
@@ -184,6 +191,44 @@ func (a *applier) uploadAssets(ctx context.Context) (string, error) {
 	return completion, nil
 }
 
+// openSession sends the assets manifest; Cloudflare answers with the buckets of hashes it
+// lacks and an upload token (or, with nothing to upload, the completion token).
+func (a *applier) openSession(ctx context.Context) (*workers.ScriptAssetUploadNewResponse, error) {
+	// The SDK's JSON encoder inserts map entries one by one with sjson, which is quadratic in
+	// the manifest's size (minutes for 73,000 files), so the body is encoded here and the
+	// SDK keeps the path, auth, retries and envelope.
+	body, err := sessionBody(a.p.Assets)
+	if err != nil {
+		return nil, err
+	}
+	var sp workers.ScriptAssetUploadNewParams
+	set(&sp.AccountID.Value, &sp.AccountID.Present, a.d.AccountID)
+	var session *workers.ScriptAssetUploadNewResponse
+	err = a.call(ctx, "start the assets upload session", func() (err error) {
+		session, err = a.wk.Scripts.Assets.Upload.New(ctx, a.p.ScriptName, sp, option.WithRequestBody("application/json", body))
+		return err
+	})
+	if err != nil {
+		var apiErr *workers.Error
+		if n := len(a.p.Assets); errors.As(err, &apiErr) && apiErr.StatusCode < 500 && a.p.Limits.Plan == "paid" && n > freeMaxFiles {
+			return nil, &LimitError{Problems: []string{fmt.Sprintf("Cloudflare refused the upload session of %s files (%v): an account on Workers Free holds %s files per version; "+
+				"deploy with --plan free to check that before any upload, or move the account to Workers Paid", humanize.Count(int64(n)), err, humanize.Count(freeMaxFiles))}}
+		}
+		return nil, err
+	}
+	if session.JWT == "" {
+		// Without a token nothing can be uploaded, and with no bucket it is the completion
+		// token the script upload needs (wrangler stops here too).
+		return nil, errors.New("Cloudflare answered the upload session without a token: nothing can be uploaded or attached to the version; run deploy again (nothing went live)")
+	}
+	a.sessionAt = a.d.now()
+	a.red.add(session.JWT)
+	return session, nil
+}
+
+// tokenLife is how long the tokens of an upload session are valid.
+const tokenLife = time.Hour
+
 type applier struct {
 	d     *Deployer
 	p     *Plan
@@ -192,6 +237,11 @@ type applier struct {
 	res   *Result
 	retry Retry
 	mu    sync.Mutex // guards res and progress while buckets upload
+
+	sessionAt    time.Time         // when the upload session (and its upload token) began
+	completionAt time.Time         // when the completion token arrived
+	subdomain    string            // the account's workers.dev subdomain, when the deploy answers there
+	zoneRoutes   map[string]string // the zone's routes, pattern → id, read before the upload
 
 	logMu sync.Mutex // one log line at a time from the bucket goroutines
 }
@@ -283,7 +333,7 @@ func (a *applier) uploadBuckets(ctx context.Context, uploadJWT string, buckets [
 				return
 			}
 			if jwt != "" {
-				completion = jwt
+				completion, a.completionAt = jwt, a.d.now()
 			}
 			a.res.UploadedFiles += files
 			a.res.UploadedBytes += size
@@ -360,7 +410,10 @@ func (a *applier) uploadBucket(ctx context.Context, uploadJWT string, i, n int, 
 	if err != nil {
 		var ae *AuthError
 		if errors.As(err, &ae) {
-			return "", 0, 0, fmt.Errorf("upload bucket %d of %d: Cloudflare rejected the upload token (HTTP %d: %s); the session may have expired: run deploy again", i+1, n, ae.Status, ae.Detail)
+			if age := a.d.now().Sub(a.sessionAt); age >= tokenLife {
+				return "", 0, 0, &ExpiredError{What: fmt.Sprintf("upload bucket %d of %d", i+1, n), Age: age, Err: err}
+			}
+			return "", 0, 0, fmt.Errorf("upload bucket %d of %d: Cloudflare rejected the upload token (HTTP %d: %s): run deploy again", i+1, n, ae.Status, ae.Detail)
 		}
 		return "", 0, 0, err
 	}
@@ -383,11 +436,25 @@ func (a *applier) readAsset(as *Asset) ([]byte, error) {
 // uploadScript uploads the worker module with its assets (completion token and routing
 // config) and bindings, and returns the new version's id.
 func (a *applier) uploadScript(ctx context.Context, completionJWT string) (string, error) {
+	// A completion token is valid for an hour; one near its end (a long upload) is renewed
+	// by opening the session again, which with every file uploaded answers at once with a
+	// fresh completion token.
+	if a.d.now().Sub(a.completionAt) > tokenLife-10*time.Minute {
+		session, err := a.openSession(ctx)
+		if err != nil {
+			return "", fmt.Errorf("renew the completion token: %w", err)
+		}
+		if len(session.Buckets) > 0 {
+			return "", errors.New("renew the completion token: Cloudflare asks for files again that it had accepted; run deploy again")
+		}
+		a.logf("upload session: the completion token was %s old; renewed", a.d.now().Sub(a.completionAt).Round(time.Second))
+		completionJWT, a.completionAt = session.JWT, a.d.now()
+	}
 	w := a.p.Worker
 	// Cloudflare finds main_module by the multipart part's name; the SDK names its file parts
 	// after the "files" field, so the form is built here: a metadata part and the module part
 	// named (and filed) as main_module says.
-	form, contentType, err := scriptForm(scriptMetadata(w, completionJWT, a.p.Headers), w)
+	form, contentType, err := scriptForm(scriptMetadata(w, completionJWT, a.p.Headers, a.p.Redirects), w)
 	if err != nil {
 		return "", err
 	}
@@ -398,7 +465,14 @@ func (a *applier) uploadScript(ctx context.Context, completionJWT string) (strin
 		res, err = a.wk.Scripts.Update(ctx, a.p.ScriptName, params, option.WithRequestBody(contentType, form))
 		return err
 	})
-	if err != nil {
+	switch {
+	case err == nil:
+	case hasCode(err, codeNeedsSubdomain):
+		// The account lost (or never had) its subdomain after the check: the same answer.
+		return "", &SubdomainError{Account: a.d.AccountID, Uploaded: true, Err: err}
+	case isRefusal(err) && a.d.now().Sub(a.completionAt) >= tokenLife:
+		return "", &ExpiredError{What: "upload the worker script", Age: a.d.now().Sub(a.completionAt), Err: err}
+	default:
 		return "", err
 	}
 	// The version id is not in the SDK's response type; wrangler reads deployment_id.
@@ -410,12 +484,19 @@ func (a *applier) uploadScript(ctx context.Context, completionJWT string) (strin
 	return res.Etag, nil
 }
 
+// isRefusal reports whether err is Cloudflare's 4xx answer (or a rejected token).
+func isRefusal(err error) bool {
+	var apiErr *workers.Error
+	var ae *AuthError
+	return errors.As(err, &ae) || errors.As(err, &apiErr) && apiErr.StatusCode >= 400 && apiErr.StatusCode < 500
+}
+
 // scriptMetadata is the metadata part of the script upload: module, compatibility, assets
 // and bindings.
-func scriptMetadata(w *Worker, completionJWT, headers string) workers.ScriptUpdateParamsMetadata {
+func scriptMetadata(w *Worker, completionJWT, headers, redirects string) workers.ScriptUpdateParamsMetadata {
 	var assets workers.ScriptUpdateParamsMetadataAssets
 	set(&assets.JWT.Value, &assets.JWT.Present, completionJWT)
-	set(&assets.Config.Value, &assets.Config.Present, assetsConfig(w, headers))
+	set(&assets.Config.Value, &assets.Config.Present, assetsConfig(w, headers, redirects))
 	var meta workers.ScriptUpdateParamsMetadata
 	set(&meta.MainModule.Value, &meta.MainModule.Present, w.MainModule)
 	set(&meta.CompatibilityDate.Value, &meta.CompatibilityDate.Present, w.CompatibilityDate)
@@ -433,8 +514,8 @@ func scriptMetadata(w *Worker, completionJWT, headers string) workers.ScriptUpda
 }
 
 // assetsConfig is the assets routing config of the wrangler config, with the tree's
-// _headers as header rules.
-func assetsConfig(w *Worker, headers string) workers.ScriptUpdateParamsMetadataAssetsConfig {
+// _headers as header rules and its _redirects, if any, as redirect rules.
+func assetsConfig(w *Worker, headers, redirects string) workers.ScriptUpdateParamsMetadataAssetsConfig {
 	var cfg workers.ScriptUpdateParamsMetadataAssetsConfig
 	if w.Assets.HTMLHandling != "" {
 		set(&cfg.HTMLHandling.Value, &cfg.HTMLHandling.Present, workers.ScriptUpdateParamsMetadataAssetsConfigHTMLHandling(w.Assets.HTMLHandling))
@@ -452,6 +533,9 @@ func assetsConfig(w *Worker, headers string) workers.ScriptUpdateParamsMetadataA
 	}
 	if headers != "" {
 		set(&cfg.Headers.Value, &cfg.Headers.Present, headers)
+	}
+	if redirects != "" {
+		set(&cfg.Redirects.Value, &cfg.Redirects.Present, redirects)
 	}
 	return cfg
 }
@@ -481,158 +565,6 @@ func bindings(w *Worker) []workers.ScriptUpdateParamsMetadataBindingUnion {
 		out = append(out, b)
 	}
 	return out
-}
-
-// publish makes the live version reachable: the routes and custom domains of the plan,
-// or, with none, the worker's workers.dev address, as wrangler does.
-func (a *applier) publish(ctx context.Context) error {
-	if len(a.p.Routes) == 0 && len(a.p.Domains) == 0 {
-		return a.enableWorkersDev(ctx)
-	}
-	if err := a.bindRoutes(ctx); err != nil {
-		return err
-	}
-	return a.bindDomains(ctx)
-}
-
-// enableWorkersDev turns on https://{script}.{account subdomain}.workers.dev for the
-// script; the account's subdomain comes from GET /accounts/{id}/workers/subdomain, which is
-// where wrangler reads it too.
-func (a *applier) enableWorkersDev(ctx context.Context) error {
-	var sub *workers.SubdomainGetResponse
-	err := a.call(ctx, "read the account's workers.dev subdomain", func() (err error) {
-		var q workers.SubdomainGetParams
-		set(&q.AccountID.Value, &q.AccountID.Present, a.d.AccountID)
-		sub, err = a.wk.Subdomains.Get(ctx, q)
-		return err
-	})
-	if err != nil {
-		if hasCode(err, codeNoSubdomain) {
-			return errors.New("the account has no workers.dev subdomain yet: choose one in the Cloudflare dashboard (Workers & Pages, once), or deploy with --route or --domain; the new version is live but not reachable")
-		}
-		return err
-	}
-	err = a.call(ctx, "enable the worker's workers.dev address", func() error {
-		var np workers.ScriptSubdomainNewParams
-		set(&np.AccountID.Value, &np.AccountID.Present, a.d.AccountID)
-		set(&np.Enabled.Value, &np.Enabled.Present, true)
-		// Preview URLs (one per version) are not part of the API's address: left off.
-		set(&np.PreviewsEnabled.Value, &np.PreviewsEnabled.Present, false)
-		_, err := a.wk.Scripts.Subdomain.New(ctx, a.p.ScriptName, np)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	a.res.URLs = append(a.res.URLs, "https://"+a.p.ScriptName+"."+sub.Subdomain+".workers.dev")
-	return nil
-}
-
-// bindRoutes attaches the zone routes; an existing route of the same pattern is pointed at
-// this script instead of duplicated, so re-runs are safe.
-func (a *applier) bindRoutes(ctx context.Context) error {
-	if len(a.p.Routes) == 0 {
-		return nil
-	}
-	var existing map[string]string // pattern → route id
-	err := a.call(ctx, "list the zone's worker routes", func() error {
-		var q workers.RouteListParams
-		set(&q.ZoneID.Value, &q.ZoneID.Present, a.p.ZoneID)
-		page, err := a.wk.Routes.List(ctx, q)
-		if err != nil {
-			return err
-		}
-		existing = map[string]string{}
-		for _, r := range page.Result {
-			existing[r.Pattern] = r.ID
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for _, pattern := range a.p.Routes {
-		id, ok := existing[pattern]
-		err := a.call(ctx, "bind route "+pattern, func() error {
-			if ok {
-				var up workers.RouteUpdateParams
-				set(&up.ZoneID.Value, &up.ZoneID.Present, a.p.ZoneID)
-				set(&up.Pattern.Value, &up.Pattern.Present, pattern)
-				set(&up.Script.Value, &up.Script.Present, a.p.ScriptName)
-				_, err := a.wk.Routes.Update(ctx, id, up)
-				return err
-			}
-			var np workers.RouteNewParams
-			set(&np.ZoneID.Value, &np.ZoneID.Present, a.p.ZoneID)
-			set(&np.Pattern.Value, &np.Pattern.Present, pattern)
-			set(&np.Script.Value, &np.Script.Present, a.p.ScriptName)
-			_, err := a.wk.Routes.New(ctx, np)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		a.res.Routes = append(a.res.Routes, pattern)
-		a.res.URLs = append(a.res.URLs, routeURL(pattern))
-	}
-	return nil
-}
-
-// routeURL is the address a route pattern answers on: "api.example.org/*" →
-// "https://api.example.org/" (a leading "*." wildcard is kept as written).
-func routeURL(pattern string) string {
-	host, rest, _ := strings.Cut(pattern, "/")
-	return "https://" + host + "/" + strings.TrimSuffix(rest, "*")
-}
-
-// checkDomains refuses, before anything is uploaded, a --domain that is already the custom
-// domain of another Worker (GET /accounts/{id}/workers/domains?hostname=…). Whether the
-// hostname has DNS records of its own shows only when attaching it (reading DNS would need
-// another permission).
-func (a *applier) checkDomains(ctx context.Context) error {
-	for _, host := range a.p.Domains {
-		var page *pagination.SinglePage[workers.DomainListResponse]
-		err := a.call(ctx, "look up custom domain "+host, func() (err error) {
-			var q workers.DomainListParams
-			set(&q.AccountID.Value, &q.AccountID.Present, a.d.AccountID)
-			set(&q.Hostname.Value, &q.Hostname.Present, host)
-			page, err = a.wk.Domains.List(ctx, q)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		for _, dm := range page.Result {
-			if dm.Hostname == host && dm.Service != a.p.ScriptName {
-				return &DomainConflictError{Host: host, Script: a.p.ScriptName, Other: dm.Service}
-			}
-		}
-	}
-	return nil
-}
-
-// bindDomains attaches the custom domains. A hostname that already has DNS records, or
-// serves another Worker, is refused by Cloudflare; the error says what to do.
-func (a *applier) bindDomains(ctx context.Context) error {
-	for _, host := range a.p.Domains {
-		var params workers.DomainUpdateParams
-		set(&params.AccountID.Value, &params.AccountID.Present, a.d.AccountID)
-		set(&params.Hostname.Value, &params.Hostname.Present, host)
-		set(&params.Service.Value, &params.Service.Present, a.p.ScriptName)
-		if a.p.ZoneID != "" {
-			set(&params.ZoneID.Value, &params.ZoneID.Present, a.p.ZoneID)
-		}
-		err := a.call(ctx, "bind custom domain "+host, func() error {
-			_, err := a.wk.Domains.Update(ctx, params)
-			return err
-		})
-		if err != nil {
-			return domainError(host, a.p.ScriptName, err)
-		}
-		a.res.Domains = append(a.res.Domains, host)
-		a.res.URLs = append(a.res.URLs, "https://"+host+"/")
-	}
-	return nil
 }
 
 // scriptForm encodes the script upload: the metadata as JSON, then the module.

@@ -18,6 +18,7 @@ import (
 	"github.com/opennumerology/numerology/edge/cloudflare"
 	"github.com/opennumerology/numerology/edge/cloudflare/cftest"
 	"github.com/opennumerology/numerology/edge/worker"
+	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/internal/testsupport"
@@ -96,18 +97,28 @@ func fixtureWorker(t *testing.T) *cloudflare.Worker {
 
 func newPlan(t *testing.T, dir string, opts cloudflare.Options) *cloudflare.Plan {
 	t.Helper()
-	m, err := manifest.Load(dir)
-	if err != nil {
-		t.Fatalf("load manifest: %v", err)
-	}
 	if opts.Limits.Plan == "" {
-		opts.Limits, _ = cloudflare.PlanLimits("free")
+		opts.Limits = freeLimits()
 	}
-	p, err := cloudflare.NewPlan(dir, m, fixtureWorker(t), opts)
+	p, err := cloudflare.NewPlan(dir, loadManifest(t, dir), fixtureWorker(t), opts)
 	if err != nil {
 		t.Fatalf("plan: %v", err)
 	}
 	return p
+}
+
+func loadManifest(t *testing.T, dir string) *manifest.Manifest {
+	t.Helper()
+	m, err := manifest.Load(dir)
+	if err != nil {
+		t.Fatalf("load manifest: %v", err)
+	}
+	return m
+}
+
+func freeLimits() cloudflare.Limits {
+	l, _ := cloudflare.PlanLimits("free")
+	return l
 }
 
 // waits records the retry waits instead of sleeping them.
@@ -145,11 +156,23 @@ func distinctHashes(p *cloudflare.Plan) map[string]bool {
 	return h
 }
 
+// routes is the route table, whose rows with packed files name the per-date files the
+// generated .assetsignore lists.
+var routes = generator.Routes()
+
 // notUploaded reports whether a tree file stays out of the live version: _headers (sent as
-// header rules), .assetsignore itself and what the generated .assetsignore lists.
+// header rules), .assetsignore itself and what the generated .assetsignore lists (the error
+// bodies and the per-value files of every route with packed files).
 func notUploaded(rel string) bool {
-	return rel == manifest.HeadersFile || rel == manifest.AssetsIgnoreFile ||
-		strings.HasPrefix(rel, "api/public/matrix/") || strings.HasPrefix(rel, manifest.ErrorsDir+"/")
+	if rel == manifest.HeadersFile || rel == manifest.AssetsIgnoreFile || strings.HasPrefix(rel, manifest.ErrorsDir+"/") {
+		return true
+	}
+	for _, r := range routes {
+		if _, ok := r.MatchFile(rel); ok && r.Packed != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // checkLive asserts that the fake's live version serves exactly the tree but the files
@@ -231,7 +254,7 @@ func TestFirstDeployUploadsEveryFileOnce(t *testing.T) {
 		t.Errorf("module uploaded as %q", got)
 	}
 	bindings, _ := json.Marshal(meta["bindings"])
-	for _, want := range []string{`{"name":"ASSETS","type":"assets"}`, `"name":"RATE_LIMITER"`, `"namespace_id":"1001"`, `"simple":{"limit":60,"period":60}`, `"type":"ratelimit"`, `{"name":"GREETING","text":"привет","type":"plain_text"}`} {
+	for _, want := range []string{`{"name":"ASSETS","type":"assets"}`, `"name":"RATE_LIMITER"`, `"namespace_id":"679126959"`, `"simple":{"limit":60,"period":60}`, `"type":"ratelimit"`, `{"name":"GREETING","text":"привет","type":"plain_text"}`} {
 		if !strings.Contains(string(bindings), want) {
 			t.Errorf("bindings %s lack %s", bindings, want)
 		}
@@ -543,6 +566,7 @@ func TestTreeChangedAfterGenerate(t *testing.T) {
 func TestRoutesAndDomains(t *testing.T) {
 	fake := cftest.New(testToken, testAccount)
 	defer fake.Close()
+	fake.AddZone("zone1", "example.org", false)
 	p := newPlan(t, baseTree(t), cloudflare.Options{
 		Routes: []string{"api.example.org/*"}, Domains: []string{"numerology.example.org"}, ZoneID: "zone1",
 	})
@@ -563,13 +587,14 @@ func TestRoutesAndDomains(t *testing.T) {
 	if ds := fake.Domains(); ds["numerology.example.org"] != p.ScriptName {
 		t.Errorf("domains %v", ds)
 	}
-	if fake.WorkersDev(p.ScriptName) {
-		t.Error("workers.dev was turned on for a deploy with routes")
+	if wd := fake.WorkersDev(p.ScriptName); wd.Enabled || wd.PreviewsEnabled != nil || wd.APIDate != "2025-08-01" {
+		t.Errorf("workers.dev set to %+v for a deploy with routes: want enabled false, previews left out, the API date header", wd)
 	}
 }
 
-// TestFirstDeployIsReachable: a deploy with no route or domain turns on the worker's
-// workers.dev address and reports it, as wrangler does.
+// TestFirstDeployIsReachable: a deploy with no route or domain reads the account's
+// workers.dev subdomain before anything is uploaded, turns on the worker's address and
+// reports it, as wrangler does.
 func TestFirstDeployIsReachable(t *testing.T) {
 	fake := cftest.New(testToken, testAccount)
 	defer fake.Close()
@@ -582,65 +607,79 @@ func TestFirstDeployIsReachable(t *testing.T) {
 	if want := "https://fixture-api.open-data.workers.dev"; len(res.URLs) != 1 || res.URLs[0] != want {
 		t.Errorf("URLs %v, want [%s]", res.URLs, want)
 	}
-	if !fake.WorkersDev(p.ScriptName) {
-		t.Error("workers.dev address not enabled")
+	if wd := fake.WorkersDev(p.ScriptName); !wd.Enabled || wd.PreviewsEnabled != nil || wd.APIDate != "2025-08-01" {
+		t.Errorf("workers.dev set to %+v: want enabled, previews left out, the API date header", wd)
 	}
-	var order []string
-	for _, r := range fake.Requests() {
-		if strings.Contains(r.Path, "subdomain") || r.Method == "PUT" {
-			order = append(order, r.Method+" "+strings.TrimPrefix(r.Path, "/client/v4/accounts/"+testAccount))
-		}
+	want := []string{"GET /workers/subdomain", "POST /workers/scripts/fixture-api/assets-upload-session", "PUT /workers/scripts/fixture-api", "POST /workers/scripts/fixture-api/subdomain"}
+	if got := accountRequests(fake, "subdomain", "assets-upload-session", "PUT"); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("requests %v, want %v", got, want)
 	}
-	want := []string{"PUT /workers/scripts/fixture-api", "GET /workers/subdomain", "POST /workers/scripts/fixture-api/subdomain"}
-	if fmt.Sprint(order) != fmt.Sprint(want) {
-		t.Errorf("requests %v, want %v", order, want)
-	}
-
-	t.Run("account without a subdomain", func(t *testing.T) {
-		fake := cftest.New(testToken, testAccount)
-		defer fake.Close()
-		fake.Subdomain = ""
-		res, err := newDeployer(fake, &bytes.Buffer{}, nil).Apply(context.Background(), p)
-		if err == nil || !strings.Contains(err.Error(), "no workers.dev subdomain yet: choose one in the Cloudflare dashboard") {
-			t.Fatalf("apply: %v, want the missing subdomain explained", err)
-		}
-		if res == nil || res.VersionID == "" {
-			t.Errorf("result %+v: want the live version reported", res)
-		}
-	})
 }
 
-// TestDomainConflict: a --domain that is another Worker's custom domain stops the deploy
-// before any upload; one over DNS records of the hostname is refused by Cloudflare when
-// attached, after the switch. Both errors say what to do.
+// accountRequests lists the requests under the test account whose path holds one of
+// parts (or whose method is one of them), as "METHOD /path-after-the-account".
+func accountRequests(fake *cftest.Server, parts ...string) []string {
+	var out []string
+	for _, r := range fake.Requests() {
+		for _, part := range parts {
+			if strings.Contains(r.Path, part) || r.Method == part {
+				out = append(out, r.Method+" "+strings.TrimPrefix(r.Path, "/client/v4/accounts/"+testAccount))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// TestDomainConflict: a --domain that is another Worker's custom domain, or one over DNS
+// records of the hostname once the script exists (the changeset endpoint says so), stops
+// the deploy before any upload; over DNS records on a script's very first deploy (which
+// has no changeset yet) Cloudflare refuses it when attached, after the switch. Every error
+// says what to do.
 func TestDomainConflict(t *testing.T) {
 	tests := []struct {
 		name     string
 		setup    func(*cftest.Server)
+		existing bool // the script was deployed before
 		want     []string
 		dns      bool
-		uploaded bool // whether the version went live before the refusal
+		live     bool // the new version went live before the refusal
 	}{
-		{"existing DNS record", func(f *cftest.Server) { f.AddDNSRecord("api.example.org") }, []string{
+		{"DNS record, the script's first deploy", func(f *cftest.Server) { f.AddDNSRecord("api.example.org") }, false, []string{
 			"--domain api.example.org: the zone already has a DNS record (A, AAAA or CNAME) for api.example.org",
 			"delete that record (dashboard: the zone, DNS, Records) or choose another hostname, then run deploy again",
 			"the new version of fixture-api is live; only the domain is not attached",
 		}, true, true},
-		{"another Worker's domain", func(f *cftest.Server) { f.AddDomain("api.example.org", "someone-else") }, []string{
+		{"DNS record, a script deployed before", func(f *cftest.Server) { f.AddDNSRecord("api.example.org") }, true, []string{
+			"--domain api.example.org: the zone already has a DNS record (A, AAAA or CNAME) for api.example.org", "(nothing was uploaded)",
+		}, true, false},
+		{"another Worker's domain", func(f *cftest.Server) { f.AddDomain("api.example.org", "someone-else") }, false, []string{
 			"--domain api.example.org is already the custom domain of the Worker someone-else: detach it there (dashboard: Workers & Pages, someone-else, Settings, Domains & Routes)",
 			"(nothing was uploaded)",
+		}, false, false},
+		{"another Worker's domain, a script deployed before", func(f *cftest.Server) { f.AddDomain("api.example.org", "someone-else") }, true, []string{
+			"--domain api.example.org is already the custom domain of the Worker someone-else", "(nothing was uploaded)",
 		}, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fake := cftest.New(testToken, testAccount)
 			defer fake.Close()
+			d := newDeployer(fake, &bytes.Buffer{}, nil)
+			var before string
+			if tt.existing {
+				if _, err := d.Apply(context.Background(), newPlan(t, baseTree(t), cloudflare.Options{})); err != nil {
+					t.Fatal(err)
+				}
+				before = fake.Script("fixture-api").Version
+				fake.ResetUploads()
+			}
 			tt.setup(fake)
 			p := newPlan(t, baseTree(t), cloudflare.Options{Domains: []string{"api.example.org"}})
-			_, err := newDeployer(fake, &bytes.Buffer{}, nil).Apply(context.Background(), p)
+			_, err := d.Apply(context.Background(), p)
 			var de *cloudflare.DomainConflictError
-			if !errors.As(err, &de) || de.DNS != tt.dns {
-				t.Fatalf("apply: %v, want a *DomainConflictError (DNS %v)", err, tt.dns)
+			if !errors.As(err, &de) || de.DNS != tt.dns || de.Live != tt.live {
+				t.Fatalf("apply: %v, want a *DomainConflictError (DNS %v, live %v)", err, tt.dns, tt.live)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(err.Error(), w) {
@@ -650,10 +689,11 @@ func TestDomainConflict(t *testing.T) {
 			if fake.Domains()["api.example.org"] == p.ScriptName {
 				t.Error("the domain was attached anyway")
 			}
-			if live := fake.Script(p.ScriptName) != nil; live != tt.uploaded {
-				t.Errorf("version live: %v, want %v", live, tt.uploaded)
+			sc := fake.Script(p.ScriptName)
+			if live := sc != nil && sc.Version != before; live != tt.live {
+				t.Errorf("a new version live: %v, want %v", live, tt.live)
 			}
-			if total, _ := fake.Uploads(); (total > 0) != tt.uploaded {
+			if total, _ := fake.Uploads(); (total > 0) != (tt.live && !tt.existing) {
 				t.Errorf("%d files uploaded", total)
 			}
 		})

@@ -89,6 +89,11 @@ func (r Retry) do(ctx context.Context, what string, log func(string), call func(
 func (r Retry) backoff(err error, attempt int) (time.Duration, bool) {
 	var apiErr *workers.Error
 	if errors.As(err, &apiErr) {
+		for _, e := range apiErr.Errors {
+			if definiteCodes[e.Code] {
+				return 0, false // the answer, not a passing failure
+			}
+		}
 		status := apiErr.StatusCode
 		if status != http.StatusTooManyRequests && status < 500 {
 			return 0, false

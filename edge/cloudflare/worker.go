@@ -3,6 +3,7 @@ package cloudflare
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"path"
 	"regexp"
@@ -10,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+	"unicode/utf16"
 
 	json "github.com/goccy/go-json"
 )
@@ -139,14 +140,79 @@ var (
 	htmlHandlings      = []string{"auto-trailing-slash", "force-trailing-slash", "drop-trailing-slash", "none"}
 	notFoundHandlings  = []string{"single-page-application", "404-page", "none"}
 	rateLimitPeriods   = []int{10, 60}
-	namespaceIDPattern = regexp.MustCompile(`^[0-9]+$`)
+	namespaceIDPattern = regexp.MustCompile(`^[1-9][0-9]{0,17}$`)
 )
 
-// Limits on run_worker_first rules.
+// Limits on run_worker_first rules (workers-shared/utils/configuration/constants.ts).
 const (
 	maxRunWorkerFirstRules = 100
-	maxRunWorkerFirstRule  = 100 // characters
+	maxRunWorkerFirstRule  = 100 // UTF-16 code units, as JavaScript's length counts
 )
+
+// staticRoutingProblems checks a run_worker_first list as Cloudflare does; the rules are
+// those of workers-sdk's parseStaticRouting.ts, which translates Cloudflare's own check
+// (assets/staticrouting.go): 1 to 100 rules; each starts with "/" (run the worker) or "!/"
+// (serve the asset); not only "!/" rules; within each kind no rule longer than 100
+// characters, none repeated, and none made redundant by a rule ending in "*" that it
+// starts with.
+func staticRoutingProblems(rules []string) []string {
+	var problems []string
+	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	if len(rules) == 0 {
+		return []string{"assets.run_worker_first is an empty list: Cloudflare wants at least 1 rule (or true, or false)"}
+	}
+	if len(rules) > maxRunWorkerFirstRules {
+		return []string{fmt.Sprintf("assets.run_worker_first has %d rules, Cloudflare allows %d", len(rules), maxRunWorkerFirstRules)}
+	}
+	var assetRules, workerRules []string
+	for i, r := range rules {
+		switch {
+		case strings.HasPrefix(r, "!/"):
+			assetRules = append(assetRules, r)
+		case strings.HasPrefix(r, "/"):
+			workerRules = append(workerRules, r)
+		case strings.HasPrefix(r, "!"):
+			add("assets.run_worker_first[%d] %q: negative rules must start with !/", i, r)
+		default:
+			add("assets.run_worker_first[%d] %q must start with / or !/", i, r)
+		}
+	}
+	if len(assetRules) > 0 && len(workerRules) == 0 {
+		add("assets.run_worker_first has only negative (!/) rules: Cloudflare wants at least 1 rule starting with /")
+	}
+	for _, group := range [][]string{workerRules, assetRules} {
+		seen := map[string]bool{}
+		for _, r := range group {
+			if n := len(utf16.Encode([]rune(r))); n > maxRunWorkerFirstRule {
+				add("assets.run_worker_first rule %q is %d characters long, Cloudflare allows %d", r, n, maxRunWorkerFirstRule)
+			}
+			if seen[r] {
+				add("assets.run_worker_first rule %q is a duplicate; rules must be unique", r)
+			}
+			seen[r] = true
+			if prefix, glob := strings.CutSuffix(r, "*"); glob {
+				for _, other := range group {
+					if other != r && strings.HasPrefix(other, prefix) {
+						add("assets.run_worker_first rule %q is redundant: %q covers it", other, r)
+					}
+				}
+			}
+		}
+	}
+	return problems
+}
+
+// NamespaceID is the rate-limit namespace deploy derives for a worker name: 1,000,000
+// plus the name's FNV-1a 32-bit hash modulo 1,000,000,000. A namespace is shared by every
+// Worker of the account that names it, so the shipped wrangler.json does not use the
+// docs' example 1001, which another Worker of the account may well use; the derived id is
+// at least 1,000,000 and differs between names, so a Worker deployed under another --name
+// counts its own clients.
+func NamespaceID(name string) string {
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return strconv.FormatUint(1_000_000+uint64(h.Sum32())%1_000_000_000, 10)
+}
 
 // problems lists what Cloudflare would refuse in the configuration, each naming its field.
 func (w *Worker) problems(now time.Time) []string {
@@ -174,17 +240,8 @@ func (w *Worker) problems(now time.Time) []string {
 		_, rules, err := runWorkerFirst(a.RunWorkerFirst)
 		if err != nil {
 			add("%v", err)
-		}
-		if len(rules) > maxRunWorkerFirstRules {
-			add("assets.run_worker_first has %d rules, Cloudflare allows %d", len(rules), maxRunWorkerFirstRules)
-		}
-		for i, r := range rules {
-			if !strings.HasPrefix(r, "/") && !strings.HasPrefix(r, "!/") {
-				add("assets.run_worker_first[%d] %q must start with / or !/", i, r)
-			}
-			if n := utf8.RuneCountInString(r); n > maxRunWorkerFirstRule {
-				add("assets.run_worker_first[%d] is %d characters long, Cloudflare allows %d", i, n, maxRunWorkerFirstRule)
-			}
+		} else if rules != nil {
+			problems = append(problems, staticRoutingProblems(rules)...)
 		}
 	}
 	for i, rl := range w.RateLimits {
@@ -192,7 +249,7 @@ func (w *Worker) problems(now time.Time) []string {
 			add("ratelimits[%d].name is empty", i)
 		}
 		if !namespaceIDPattern.MatchString(string(rl.NamespaceID)) {
-			add("ratelimits[%d].namespace_id %s must be a string of digits, such as \"1001\"", i, quoteID(rl.NamespaceID))
+			add("ratelimits[%d].namespace_id %s must be a positive integer written as a string, such as %q", i, quoteID(rl.NamespaceID), NamespaceID(w.Name))
 		}
 		if rl.Simple.Limit <= 0 {
 			add("ratelimits[%d].simple.limit %d must be a positive number of requests", i, rl.Simple.Limit)
@@ -202,6 +259,21 @@ func (w *Worker) problems(now time.Time) []string {
 		}
 	}
 	return problems
+}
+
+// renamed is the worker deployed under another script name. A rate-limit namespace that is
+// the one NamespaceID derives from the config's name is derived from the new name, so a
+// second deployment (staging-api) counts its clients apart from the first.
+func (w *Worker) renamed(name string) *Worker {
+	c := *w
+	c.Name = name
+	c.RateLimits = slices.Clone(w.RateLimits)
+	for i, rl := range c.RateLimits {
+		if string(rl.NamespaceID) == NamespaceID(w.Name) {
+			c.RateLimits[i].NamespaceID = flexibleID(NamespaceID(name))
+		}
+	}
+	return &c
 }
 
 // quoteID shows a namespace id as it was written: a string quoted, anything else raw.

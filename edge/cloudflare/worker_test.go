@@ -17,6 +17,7 @@ import (
 
 	"github.com/opennumerology/numerology/edge/cloudflare"
 	"github.com/opennumerology/numerology/edge/cloudflare/cftest"
+	"github.com/opennumerology/numerology/edge/worker"
 )
 
 // invalidConfigs are worker configs Cloudflare refuses: each changes one field of the
@@ -31,20 +32,34 @@ var invalidConfigs = []struct {
 	{"ratelimit period 30", func(c map[string]any) { rateLimit(c)["simple"] = map[string]any{"limit": 60, "period": 30} },
 		"ratelimits[0].simple.period 30 must be 10 or 60 (seconds)", "bindings[1].simple.period: must be 10 or 60"},
 	{"namespace_id not digits", func(c map[string]any) { rateLimit(c)["namespace_id"] = "ns-1" },
-		`ratelimits[0].namespace_id "ns-1" must be a string of digits, such as "1001"`, "bindings[1].namespace_id: must be a string of digits"},
+		`ratelimits[0].namespace_id "ns-1" must be a positive integer written as a string, such as "679126959"`, "bindings[1].namespace_id: must be a positive integer"},
+	{"namespace_id zero", func(c map[string]any) { rateLimit(c)["namespace_id"] = "0" },
+		`ratelimits[0].namespace_id "0" must be a positive integer written as a string, such as "679126959"`, "bindings[1].namespace_id: must be a positive integer"},
 	{"namespace_id a number", func(c map[string]any) { rateLimit(c)["namespace_id"] = 1001 },
-		`ratelimits[0].namespace_id 1001 (not a JSON string) must be a string of digits, such as "1001"`, "bindings[1].namespace_id: must be a string of digits"},
+		`ratelimits[0].namespace_id 1001 (not a JSON string) must be a positive integer written as a string, such as "679126959"`, "bindings[1].namespace_id: must be a positive integer"},
 	{"run_worker_first rule without a slash", func(c map[string]any) { assetsOf(c)["run_worker_first"] = []string{"/api/*", "api/*"} },
-		`assets.run_worker_first[1] "api/*" must start with / or !/`, "assets.config.run_worker_first[1]: rules must begin with '/' or '!/'"},
+		`assets.run_worker_first[1] "api/*" must start with / or !/`, "assets.config.run_worker_first: 'api/*': rules must start with '/' or '!/'"},
+	{"run_worker_first negative rule without !/", func(c map[string]any) { assetsOf(c)["run_worker_first"] = []string{"/api/*", "!api"} },
+		`assets.run_worker_first[1] "!api": negative rules must start with !/`, "assets.config.run_worker_first: '!api': negative rules must start with '!/'"},
 	{"run_worker_first rule too long", func(c map[string]any) { assetsOf(c)["run_worker_first"] = []string{"/" + strings.Repeat("a", 100)} },
-		"assets.run_worker_first[0] is 101 characters long, Cloudflare allows 100", "assets.config.run_worker_first[0]: rules must be at most 100 characters"},
+		`assets.run_worker_first rule "/` + strings.Repeat("a", 100) + `" is 101 characters long, Cloudflare allows 100`,
+		"assets.config.run_worker_first: '/" + strings.Repeat("a", 100) + "': all rules must be less than 100 characters in length"},
 	{"run_worker_first too many rules", func(c map[string]any) {
 		rules := make([]string, 101)
 		for i := range rules {
 			rules[i] = fmt.Sprintf("/r%d", i)
 		}
 		assetsOf(c)["run_worker_first"] = rules
-	}, "assets.run_worker_first has 101 rules, Cloudflare allows 100", "assets.config.run_worker_first: at most 100 rules, got 101"},
+	}, "assets.run_worker_first has 101 rules, Cloudflare allows 100", "assets.config.run_worker_first: 101 rules provided exceeds max of 100"},
+	{"run_worker_first no rules", func(c map[string]any) { assetsOf(c)["run_worker_first"] = []string{} },
+		"assets.run_worker_first is an empty list: Cloudflare wants at least 1 rule (or true, or false)", "assets.config.run_worker_first: no rules were provided; must provide at least 1 rule"},
+	{"run_worker_first only negative rules", func(c map[string]any) { assetsOf(c)["run_worker_first"] = []string{"!/api/*"} },
+		"assets.run_worker_first has only negative (!/) rules: Cloudflare wants at least 1 rule starting with /",
+		"assets.config.run_worker_first: only negative rules were provided; must provide at least 1 non-negative rule"},
+	{"run_worker_first duplicate rule", func(c map[string]any) { assetsOf(c)["run_worker_first"] = []string{"/api/*", "/x", "/x"} },
+		`assets.run_worker_first rule "/x" is a duplicate; rules must be unique`, "assets.config.run_worker_first: '/x': rule is a duplicate; rules must be unique"},
+	{"run_worker_first redundant rule", func(c map[string]any) { assetsOf(c)["run_worker_first"] = []string{"/api/*", "/api/public"} },
+		`assets.run_worker_first rule "/api/public" is redundant: "/api/*" covers it`, "assets.config.run_worker_first: '/api/public': rule '/api/*' makes it redundant"},
 	{"html_handling unknown", func(c map[string]any) { assetsOf(c)["html_handling"] = "trailing-slash" },
 		`assets.html_handling "trailing-slash" is not one of auto-trailing-slash, force-trailing-slash, drop-trailing-slash, none`, "assets.config.html_handling: invalid value trailing-slash"},
 	{"not_found_handling unknown", func(c map[string]any) { assetsOf(c)["not_found_handling"] = "404" },
@@ -139,7 +154,7 @@ func TestFakeRefusesInvalidConfig(t *testing.T) {
 				"assets": map[string]any{"jwt": "x", "config": map[string]any{"run_worker_first": []string{"/api/*"}, "html_handling": "none", "not_found_handling": "404-page"}},
 				"bindings": []any{
 					map[string]any{"name": "ASSETS", "type": "assets"},
-					map[string]any{"name": "RATE_LIMITER", "type": "ratelimit", "namespace_id": "1001", "simple": map[string]any{"limit": 60, "period": 60}},
+					map[string]any{"name": "RATE_LIMITER", "type": "ratelimit", "namespace_id": "854791229", "simple": map[string]any{"limit": 60, "period": 60}},
 				},
 			}
 			c := map[string]any{
@@ -193,4 +208,31 @@ func putScript(t *testing.T, fake *cftest.Server, meta map[string]any) (int, []a
 		t.Fatalf("envelope %+v (%v)", env, err)
 	}
 	return resp.StatusCode, env.Errors
+}
+
+// TestNamespaceID: the shipped wrangler.json's rate-limit namespace is the one derived
+// from the worker's name, not the docs' example 1001; deployed under another --name, the
+// worker gets that name's namespace, so the two count their clients apart.
+func TestNamespaceID(t *testing.T) {
+	w, err := cloudflare.LoadWorker(worker.WorkerFS, worker.WorkerConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := string(w.RateLimits[0].NamespaceID)
+	if want := cloudflare.NamespaceID(w.Name); ns != want || ns == "1001" {
+		t.Errorf("wrangler.json's namespace_id is %s, want %s, derived from the name %s", ns, want, w.Name)
+	}
+	if a, b := cloudflare.NamespaceID("numerology-api"), cloudflare.NamespaceID("staging-api"); a == b || len(a) < 7 || len(b) < 7 {
+		t.Errorf("NamespaceID gives %s and %s", a, b)
+	}
+	p, err := cloudflare.NewPlan(baseTree(t), loadManifest(t, baseTree(t)), w, cloudflare.Options{ScriptName: "staging-api", Limits: freeLimits()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(p.Worker.RateLimits[0].NamespaceID); got != cloudflare.NamespaceID("staging-api") {
+		t.Errorf("deployed as staging-api, the namespace is %s, want %s", got, cloudflare.NamespaceID("staging-api"))
+	}
+	if string(w.RateLimits[0].NamespaceID) != ns {
+		t.Error("planning under another name changed the embedded worker")
+	}
 }

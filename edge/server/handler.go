@@ -291,37 +291,27 @@ func copyHeader(dst, src http.Header) {
 	}
 }
 
-// etagMatch reports whether an If-None-Match header matches etag, by the weak comparison
-// of RFC 9110 §13.1.2: W/ prefixes are ignored, "*" matches any.
+// etagMatch reports whether an If-None-Match header matches etag (docs/design.md §4): an
+// element of its comma-separated lists, OWS trimmed, matches when it is "*" or etag, strong
+// or weak (the weak comparison of RFC 9110 §13.1.2); any other element matches nothing. The
+// worker reads the header the same way (edge/testdata/vectors.json checks both).
 func etagMatch(values []string, etag string) bool {
 	for _, v := range values {
-		for {
-			v = strings.TrimLeft(v, " \t,")
-			if v == "" {
-				break
-			}
-			if v[0] == '*' {
+		for v != "" {
+			var elem string
+			elem, v, _ = strings.Cut(v, ",")
+			elem = strings.Trim(elem, " \t")
+			if elem == "*" || strings.TrimPrefix(elem, "W/") == etag {
 				return true
 			}
-			v = strings.TrimPrefix(v, "W/")
-			if v == "" || v[0] != '"' {
-				break // malformed: ignore the rest of this value
-			}
-			end := strings.IndexByte(v[1:], '"')
-			if end < 0 {
-				break
-			}
-			if v[:end+2] == etag {
-				return true
-			}
-			v = v[end+2:]
 		}
 	}
 	return false
 }
 
-// rawPath is the request target's path exactly as sent: no cleaning, no unescaping, without
-// the query.
+// rawPath is the request target's path as the Workers runtime hands it to the worker: dot
+// segments and backslashes resolved as a URL parser does (resolvePath), nothing unescaped,
+// without the query and the fragment.
 func rawPath(r *http.Request) string {
 	u := r.RequestURI
 	if u == "" {
@@ -334,16 +324,16 @@ func rawPath(r *http.Request) string {
 			return u
 		}
 		rest := u[i+3:]
-		j := strings.IndexAny(rest, "/?")
-		if j < 0 || rest[j] == '?' {
+		j := strings.IndexAny(rest, "/?#")
+		if j < 0 || rest[j] != '/' {
 			return "/"
 		}
 		u = rest[j:]
 	}
-	if i := strings.IndexByte(u, '?'); i >= 0 {
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
 		u = u[:i]
 	}
-	return u
+	return resolvePath(u)
 }
 
 // client is the rate limiter's key of the request's client.
@@ -352,16 +342,8 @@ func (h *Handler) client(r *http.Request) netip.Addr {
 		// The proxy in front appends its line (and its element) last; earlier lines and
 		// elements are the client's to choose.
 		if vs := r.Header.Values(h.trust); len(vs) > 0 {
-			v := vs[len(vs)-1]
-			if i := strings.LastIndexByte(v, ','); i >= 0 {
-				v = v[i+1:]
-			}
-			v = strings.TrimSpace(v)
-			if a, err := netip.ParseAddr(v); err == nil {
-				return ClientKey(a, h.ipv6Bits)
-			}
-			if ap, err := netip.ParseAddrPort(v); err == nil {
-				return ClientKey(ap.Addr(), h.ipv6Bits)
+			if k, ok := headerClientKey(vs[len(vs)-1], h.ipv6Bits); ok {
+				return k
 			}
 		}
 	}

@@ -142,11 +142,11 @@ func TestStatic(t *testing.T) {
 		{"HEAD", "HEAD", "/about", 200, "", "text/html; charset=utf-8"},
 		{"unknown", "GET", "/nope", 404, "<p>not here", "text/html; charset=utf-8"},
 		{"headers file", "GET", "/_headers", 404, "<p>not here", "text/html; charset=utf-8"},
-		{"api file through static", "GET", "/api/public/../api/public/edge.json", 404, "", "application/json; charset=utf-8"},
+		{"api file through static", "GET", "/api/public/../api/public/edge.json", 404, "<p>not here", "text/html; charset=utf-8"},
 		{"api prefix lookalike", "GET", "/api/publicx", 404, "<p>not here", "text/html; charset=utf-8"},
-		{"dot-dot", "GET", "/life-path/../about.html", 404, "<p>not here", "text/html; charset=utf-8"},
+		{"dot-dot resolved", "GET", "/life-path/../about.html", 307, "/about", ""},
 		{"encoded dot-dot", "GET", "/%2e%2e/%2e%2e/etc/passwd", 404, "<p>not here", "text/html; charset=utf-8"},
-		{"backslash", "GET", "/life-path\\index.html", 404, "<p>not here", "text/html; charset=utf-8"},
+		{"backslash resolved", "GET", "/life-path\\index.html", 307, "/life-path/", ""},
 		{"POST", "POST", "/about", 405, "", "text/plain; charset=utf-8"},
 	}
 	for _, tt := range tests {

@@ -3,6 +3,7 @@ package server
 import (
 	"hash/maphash"
 	"net/netip"
+	"strings"
 	"sync"
 	"time"
 )
@@ -155,14 +156,42 @@ func (s *limiterShard) evict(now, window int64) {
 	delete(s.clients, victim)
 }
 
-// ClientKey returns the limiter key of an address: IPv4 (also IPv4-mapped IPv6) as is,
-// IPv6 masked to its first ipv6Bits bits.
+// nat64 is the well-known NAT64 prefix (RFC 6052): an address in it is an IPv4 client
+// reached over IPv6, with its IPv4 address in the last 32 bits.
+var nat64 = netip.MustParsePrefix("64:ff9b::/96")
+
+// ClientKey returns the limiter key of an address (docs/design.md §3): an IPv4 client,
+// also written as an IPv4-mapped (::ffff:0:0/96) or NAT64 (64:ff9b::/96) IPv6 address, by
+// its IPv4 address; any other IPv6 address by its first ipv6Bits bits, zone dropped.
 func ClientKey(a netip.Addr, ipv6Bits int) netip.Addr {
 	a = a.Unmap().WithZone("")
+	if nat64.Contains(a) {
+		b := a.As16()
+		return netip.AddrFrom4([4]byte(b[12:]))
+	}
 	if a.Is6() {
 		if p, err := a.Prefix(ipv6Bits); err == nil {
 			return p.Addr()
 		}
 	}
 	return a
+}
+
+// headerClientKey returns the limiter key of the client a trusted header's value names:
+// its last comma-separated element, OWS trimmed, an IP address with or without a port
+// ("192.0.2.1", "192.0.2.1:443", "[2001:db8::1]:443"), keyed by ClientKey. ok is false
+// when that element is not an address. The worker keys CF-Connecting-IP the same way
+// (clientKey in edge/worker/src/index.js; edge/testdata/vectors.json checks both).
+func headerClientKey(value string, ipv6Bits int) (key netip.Addr, ok bool) {
+	if i := strings.LastIndexByte(value, ','); i >= 0 {
+		value = value[i+1:]
+	}
+	value = strings.Trim(value, " \t")
+	if a, err := netip.ParseAddr(value); err == nil {
+		return ClientKey(a, ipv6Bits), true
+	}
+	if ap, err := netip.ParseAddrPort(value); err == nil {
+		return ClientKey(ap.Addr(), ipv6Bits), true
+	}
+	return netip.Addr{}, false
 }

@@ -1,6 +1,7 @@
 // Package worker holds the Cloudflare Worker: src/index.js, its wrangler.json and npm files
-// (wrangler dev and deploy, Node 22). Its Go tests run the worker in workerd through
-// `wrangler dev` against generated trees with the shared conformance suite.
+// (wrangler dev and deploy, Node 22). Its Go tests run the shared conformance suite against
+// the worker in Node with fake bindings (test/, fast) and in workerd through `wrangler dev`,
+// and run the worker's node --test suite.
 package worker
 
 import "embed"

@@ -43,6 +43,10 @@ const APIPrefix = "/api/public"
 // APIVersion is the version of the API contract the tree implements.
 const APIVersion = "1.0"
 
+// Generator is Manifest.Generator in every tree numerology generate writes: the mark by which
+// generate recognises a tree as its own before it replaces it (docs/design.md §8).
+const Generator = "numerology generate"
+
 // Route names, as used in Route.Name.
 const (
 	RouteIndex        = "index"
@@ -66,8 +70,11 @@ const (
 // Manifest is the content of out/manifest.json.
 type Manifest struct {
 	APIVersion string `json:"api_version"`
-	SiteURL    string `json:"site_url"`
-	APIBase    string `json:"api_base"`
+	// Generator is Generator in a tree that generate wrote; pack keeps it when it rewrites
+	// the manifest.
+	Generator string `json:"generator"`
+	SiteURL   string `json:"site_url"`
+	APIBase   string `json:"api_base"`
 	// Years lists the years whose matrix records this tree holds, ascending. A full tree
 	// holds 1900–2100; a test tree may hold fewer. A valid date of another year is still a
 	// valid route (§3): its file is missing and the edge answers 500.

@@ -148,7 +148,10 @@ func packedFiles(dir string) (*manifest.Manifest, []manifest.File, error) {
 	}
 	var src []manifest.File
 	for _, f := range m.Files {
-		if IsPacked(f.Path) {
+		if !fs.ValidPath(f.Path) || strings.Contains(f.Path, `\`) {
+			return nil, nil, &InputError{manifest.Mismatch(fmt.Errorf("%s lists %q, which is not a path inside the tree", filepath.Join(dir, manifest.FileName), f.Path))}
+		}
+		if IsPacked(m.Edge.Routes, f.Path) {
 			src = append(src, f)
 		}
 	}
@@ -220,12 +223,20 @@ func writeArchives(ctx context.Context, dir, base string, w *archiveWriter) ([]A
 }
 
 // IsPacked reports whether a tree file belongs in the archives: the API's public JSON,
-// without the edge configuration and the packed month files (api/public/edge.json and
-// api/public/matrix-months/ are the worker's wiring, not data: the month files repeat the
-// per-date records byte for byte, and neither is served as an API route).
-func IsPacked(treePath string) bool {
-	return strings.HasPrefix(treePath, "api/public/") && treePath != manifest.EdgeFile &&
-		!strings.HasPrefix(treePath, manifest.MatrixMonthsDir+"/")
+// without the edge configuration and the packed month files of any of routes
+// (api/public/edge.json and, say, api/public/matrix-months/ are the worker's wiring, not
+// data: the month files repeat the per-date records byte for byte, and neither is served
+// as an API route).
+func IsPacked(routes []manifest.Route, treePath string) bool {
+	if !strings.HasPrefix(treePath, "api/public/") || treePath == manifest.EdgeFile {
+		return false
+	}
+	for _, r := range routes {
+		if _, ok := r.MatchPacked(treePath); ok {
+			return false
+		}
+	}
+	return true
 }
 
 // compressor returns a zip payload compressor bound to fw (nil: a new one).
@@ -316,12 +327,24 @@ func readEntry(dir string, f *manifest.File, deflate func([]byte) []byte) (*entr
 	return e, nil
 }
 
-// publish copies the archives that fit into dir/downloads/, removes older downloads and
-// rewrites the manifest to list exactly what downloads/ holds.
+// publish copies the archives that fit into dir/downloads/, removes the older downloads
+// that pack itself published (those the manifest lists under downloads/, and the temporary
+// files of an interrupted publish) and rewrites the manifest to list exactly what it
+// published. Anything else in downloads/ is the user's and stays. downloads/ must be a
+// real directory of the tree: pack never writes or deletes through a link out of it.
 func publish(dir string, m *manifest.Manifest, archives []Archive) error {
 	downloads := filepath.Join(dir, manifest.DownloadsDir)
-	if err := os.MkdirAll(downloads, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", downloads, err)
+	fi, err := os.Lstat(downloads)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.Mkdir(downloads, 0o755); err != nil {
+			return fmt.Errorf("create %s: %w", downloads, err)
+		}
+	case err != nil:
+		return fmt.Errorf("publish into %s: %w", downloads, err)
+	case !fi.IsDir():
+		// A link is refused even to a folder: pack writes and deletes only inside the tree.
+		return fmt.Errorf("publish into %s: it is not a folder of the tree (%s); pack writes only into a real %s/ folder", downloads, fileKind(fi), manifest.DownloadsDir)
 	}
 	var files []manifest.File
 	keep := map[string]bool{}
@@ -341,25 +364,60 @@ func publish(dir string, m *manifest.Manifest, archives []Archive) error {
 		keep[a.Name] = true
 		files = append(files, manifest.File{Path: manifest.DownloadsDir + "/" + a.Name, Size: a.Size, SHA256: a.SHA256})
 	}
-	old, err := os.ReadDir(downloads)
+	ours := map[string]bool{} // the names pack published before, or publishes now
+	for _, p := range m.RemoveUnder(manifest.DownloadsDir) {
+		name := strings.TrimPrefix(p, manifest.DownloadsDir+"/")
+		if !strings.Contains(name, "/") && fs.ValidPath(name) {
+			ours[name] = true
+		}
+	}
+	for name := range keep {
+		ours[name] = true
+	}
+	entries, err := os.ReadDir(downloads)
 	if err != nil {
 		return fmt.Errorf("list %s: %w", downloads, err)
 	}
-	for _, e := range old {
-		if !keep[e.Name()] {
-			if err := os.RemoveAll(filepath.Join(downloads, e.Name())); err != nil {
-				return fmt.Errorf("remove stale download: %w", err)
-			}
+	for _, e := range entries {
+		if keep[e.Name()] || !e.Type().IsRegular() || !ours[e.Name()] && !ours[tempOf(e.Name())] {
+			continue
+		}
+		if err := os.Remove(filepath.Join(downloads, e.Name())); err != nil {
+			return fmt.Errorf("remove stale download: %w", err)
 		}
 	}
-	if len(files) == 0 {
+	if left, err := os.ReadDir(downloads); err == nil && len(left) == 0 {
 		if err := os.Remove(downloads); err != nil {
 			return fmt.Errorf("remove empty %s: %w", downloads, err)
 		}
 	}
-	m.RemoveUnder(manifest.DownloadsDir)
 	m.SetFiles(files...)
 	return m.Write(dir)
+}
+
+// tempOf returns the name whose temporary file manifest.WriteFileAtomic names name
+// (".<name>.tmp-<digits>"), or "".
+func tempOf(name string) string {
+	rest, ok := strings.CutPrefix(name, ".")
+	if !ok {
+		return ""
+	}
+	i := strings.LastIndex(rest, ".tmp-")
+	if i <= 0 {
+		return ""
+	}
+	digits := rest[i+len(".tmp-"):]
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return ""
+	}
+	return rest[:i]
+}
+
+func fileKind(fi fs.FileInfo) string {
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return "a link"
+	}
+	return "a file"
 }
 
 // unwrapPath drops the *PathError wrapper, whose path the caller's message already names.

@@ -167,14 +167,18 @@ func TestArchiveFileList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"CITATION.cff", "LICENSE", "README.md", "SHA256SUMS", "arcana.csv", "datapackage.json", "life-path.csv", "matrix.csv"}
+	want := []string{"CITATION.cff", "LICENSE", "README.md", "SHA256SUMS", "datapackage.json"}
+	for _, tb := range generator.Tables() {
+		want = append(want, tb.Table.File())
+	}
+	tables := len(want)
 	for _, f := range m.Files {
-		if strings.HasPrefix(f.Path, "api/public/") && f.Path != manifest.EdgeFile && !strings.HasPrefix(f.Path, manifest.MatrixMonthsDir+"/") {
+		if strings.HasPrefix(f.Path, "api/public/") && f.Path != manifest.EdgeFile && !strings.Contains(f.Path, "-months/") {
 			want = append(want, f.Path)
 		}
 	}
 	slices.Sort(want)
-	if n := len(want) - 8 - 12 - 1; n < fullDates {
+	if n := len(want) - tables - 12 - 1; n < fullDates {
 		t.Fatalf("the tree lists %d matrix records, want at least %d", n, fullDates)
 	}
 	for _, tc := range []struct {
@@ -509,4 +513,71 @@ func TestInterruptedPackLeavesPreviousArchives(t *testing.T) {
 	if b, _ := os.ReadFile(prev); string(b) != "previous" || len(entries) != 1 {
 		t.Errorf("after an interrupted pack: %v in %s, previous archive %q", entries, to, b)
 	}
+}
+
+// TestPublishRemovesOnlyItsOwn checks what publish may delete: the downloads its manifest
+// lists and an interrupted publish's temporary files; the user's files in downloads/ stay,
+// and a downloads/ that is a link is refused with the folder it points to untouched.
+// Before, publish removed every file of downloads/ it did not keep, through a link too.
+func TestPublishRemovesOnlyItsOwn(t *testing.T) {
+	newManifest := func() *manifest.Manifest {
+		return &manifest.Manifest{
+			APIVersion: manifest.APIVersion,
+			Edge: manifest.EdgeConfig{
+				Errors:  map[string]manifest.ErrorResponse{"not_found": {Status: 404}},
+				Headers: manifest.Headers{Common: map[string]string{"X": "y"}},
+			},
+			Files: []manifest.File{{Path: "a.json", Size: 1, SHA256: "x"}, {Path: "downloads/numerology-dataset-0.9.tar.gz", Size: 3, SHA256: "y"}},
+		}
+	}
+	write := func(t *testing.T, dir string, files ...string) {
+		t.Helper()
+		for _, f := range files {
+			p := filepath.Join(dir, filepath.FromSlash(f))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	t.Run("real folder", func(t *testing.T) {
+		dir := t.TempDir()
+		write(t, dir, "numerology-dataset-1.0.tar.gz", "downloads/numerology-dataset-0.9.tar.gz",
+			"downloads/.numerology-dataset-1.0.tar.gz.tmp-42", "downloads/report.pdf", "downloads/.report.pdf.tmp-x", "downloads/numerology-dataset-0.8.zip")
+		archives := []Archive{{Name: "numerology-dataset-1.0.tar.gz", Path: filepath.Join(dir, "numerology-dataset-1.0.tar.gz"), Size: 3, SHA256: "s"}}
+		if err := publish(dir, newManifest(), archives); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		entries, _ := os.ReadDir(filepath.Join(dir, "downloads"))
+		for _, e := range entries {
+			got = append(got, e.Name())
+		}
+		want := []string{".report.pdf.tmp-x", "numerology-dataset-0.8.zip", "numerology-dataset-1.0.tar.gz", "report.pdf"}
+		if !slices.Equal(got, want) {
+			t.Errorf("downloads/ holds %q, want %q", got, want)
+		}
+	})
+	t.Run("link", func(t *testing.T) {
+		dir, elsewhere := t.TempDir(), t.TempDir()
+		write(t, dir, "numerology-dataset-1.0.tar.gz")
+		write(t, elsewhere, "numerology-dataset-0.9.tar.gz", "photo.jpg")
+		if err := os.Symlink(elsewhere, filepath.Join(dir, "downloads")); err != nil {
+			t.Fatal(err)
+		}
+		archives := []Archive{{Name: "numerology-dataset-1.0.tar.gz", Path: filepath.Join(dir, "numerology-dataset-1.0.tar.gz"), Size: 3, SHA256: "s"}}
+		err := publish(dir, newManifest(), archives)
+		if err == nil || !strings.Contains(err.Error(), "it is not a folder of the tree (a link)") {
+			t.Errorf("publish through a link: %v, want a refusal", err)
+		}
+		entries, _ := os.ReadDir(elsewhere)
+		if len(entries) != 2 {
+			t.Errorf("the linked folder holds %v, want its 2 files untouched", entries)
+		}
+		if _, err := os.Stat(filepath.Join(dir, manifest.FileName)); !os.IsNotExist(err) {
+			t.Errorf("the manifest was rewritten: %v", err)
+		}
+	})
 }

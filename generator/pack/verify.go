@@ -113,6 +113,10 @@ func VerifyArchive(ctx context.Context, file string, onProgress func(done, total
 // name checks an entry's name and returns it below the top folder ("" for the top folder
 // itself), or ok false when the entry is to be skipped.
 func (c *archiveCheck) name(full string) (string, bool) {
+	if len(full) > MaxEntryName {
+		c.add(ProblemInvalid, full[:64]+"…", "entry name of %d bytes, longer than %d", len(full), MaxEntryName)
+		return "", false
+	}
 	clean := strings.TrimSuffix(full, "/")
 	top, rel, _ := strings.Cut(clean, "/")
 	if c.rep.Top == "" {
@@ -129,7 +133,19 @@ func (c *archiveCheck) name(full string) (string, bool) {
 	return rel, true
 }
 
-// file records a regular file's size and sha256, read from r.
+// Bounds on what VerifyArchive holds in memory, whatever the archive claims or expands to.
+const (
+	// MaxKeptEntry is the largest SHA256SUMS or datapackage.json read into memory; a larger
+	// one is a problem of the archive. The full dataset's SHA256SUMS is ~7.5 MB.
+	MaxKeptEntry = 16 << 20
+	// MaxEntries is the most entries checked; the full dataset has ~73,500.
+	MaxEntries = 1 << 18
+	// MaxEntryName is the longest entry name accepted; the dataset's are under 100 bytes.
+	MaxEntryName = 1024
+)
+
+// file records a regular file's size and sha256, read from r. SHA256SUMS and
+// datapackage.json are also kept, up to MaxKeptEntry bytes.
 func (c *archiveCheck) file(rel string, r io.Reader) error {
 	h := sha256.New()
 	var keep *bytes.Buffer
@@ -137,10 +153,17 @@ func (c *archiveCheck) file(rel string, r io.Reader) error {
 	if rel == SumsFile || rel == DataPackageFile {
 		keep = &bytes.Buffer{}
 		w = io.MultiWriter(h, keep)
+		r = io.LimitReader(r, MaxKeptEntry+1)
 	}
 	n, err := io.Copy(w, r)
 	if err != nil {
 		return err
+	}
+	if n > MaxKeptEntry {
+		// Not read further: an archive whose listing expands to gigabytes is a bomb, not a dataset.
+		c.add(ProblemInvalid, rel, "larger than %d MiB, which no dataset's %s is; not read", MaxKeptEntry>>20, rel)
+		c.broken[rel] = true
+		return nil
 	}
 	if _, dup := c.files[rel]; dup {
 		c.add(ProblemInvalid, rel, "appears more than once in the archive")
@@ -166,14 +189,18 @@ func (c *archiveCheck) readTarGz(ctx context.Context, f *os.File) error {
 	}
 	tr := tar.NewReader(gz)
 	last := "(start of the archive)"
-	for {
-		if c.rep.Files%1024 == 0 {
+	for n := 0; ; n++ {
+		if n%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
 		h, err := tr.Next()
 		if err == io.EOF {
+			return nil
+		}
+		if err == nil && n == MaxEntries {
+			c.add(ProblemInvalid, last, "the archive has more than %d entries; the rest is not checked", MaxEntries)
 			return nil
 		}
 		if err != nil {
@@ -211,8 +238,13 @@ func (c *archiveCheck) readZip(ctx context.Context, f *os.File) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w: %v", f.Name(), ErrNotArchive, err)
 	}
-	c.total = len(zr.File)
-	for i, zf := range zr.File {
+	files := zr.File
+	if len(files) > MaxEntries {
+		c.add(ProblemInvalid, "(the archive)", "%d entries, more than %d; only the first %d are checked", len(files), MaxEntries, MaxEntries)
+		files = files[:MaxEntries]
+	}
+	c.total = len(files)
+	for i, zf := range files {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -276,7 +308,9 @@ func isHex64(s string) bool {
 func (c *archiveCheck) checkSums() {
 	b, ok := c.keep[SumsFile]
 	if !ok {
-		c.add(ProblemMissing, SumsFile, "the archive has no checksum list")
+		if !c.broken[SumsFile] {
+			c.add(ProblemMissing, SumsFile, "the archive has no checksum list")
+		}
 		return
 	}
 	sums, bad := ParseSums(b)
@@ -303,7 +337,9 @@ func (c *archiveCheck) checkSums() {
 func (c *archiveCheck) checkDataPackage() {
 	b, ok := c.keep[DataPackageFile]
 	if !ok {
-		c.add(ProblemMissing, DataPackageFile, "the archive has no data package descriptor")
+		if !c.broken[DataPackageFile] {
+			c.add(ProblemMissing, DataPackageFile, "the archive has no data package descriptor")
+		}
 		return
 	}
 	var pkg DataPackage

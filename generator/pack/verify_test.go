@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -405,5 +406,50 @@ func TestVerifyArchiveNotAnArchive(t *testing.T) {
 	}
 	if _, err := VerifyArchive(context.Background(), file, nil); err == nil || !strings.Contains(err.Error(), ErrNotArchive.Error()) {
 		t.Errorf("err = %v, want %v", err, ErrNotArchive)
+	}
+}
+
+// TestVerifyArchiveBounds checks the bounds on what VerifyArchive holds: an entry name over
+// MaxEntryName bytes is reported and not kept, and an archive of more than MaxEntries
+// entries is reported and not read further. (A SHA256SUMS over MaxKeptEntry is checked under
+// a memory limit by the command's tests.)
+func TestVerifyArchiveBounds(t *testing.T) {
+	top := BaseName(manifest.APIVersion) + "/"
+	file := filepath.Join(t.TempDir(), "bounds.tar.gz")
+	f, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gw, _ := kgzip.NewWriterLevel(f, kgzip.BestSpeed)
+	tw := tar.NewWriter(gw)
+	long := top + strings.Repeat("x", MaxEntryName)
+	if err := tw.WriteHeader(&tar.Header{Name: long, Typeflag: tar.TypeReg, Mode: 0o644}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range MaxEntries {
+		if err := tw.WriteHeader(&tar.Header{Name: top + "d" + strconv.Itoa(i) + "/", Typeflag: tar.TypeDir, Mode: 0o755}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []io.Closer{tw, gw, f} {
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := VerifyArchive(context.Background(), file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range rep.Problems {
+		got = append(got, p.String())
+	}
+	for _, want := range []string{
+		fmt.Sprintf("entry name of %d bytes, longer than %d", len(long), MaxEntryName),
+		fmt.Sprintf("the archive has more than %d entries; the rest is not checked", MaxEntries),
+	} {
+		if !slices.ContainsFunc(got, func(s string) bool { return strings.Contains(s, want) }) {
+			t.Errorf("problems:\n%s\nwant one with %q", strings.Join(got, "\n"), want)
+		}
 	}
 }

@@ -1,10 +1,20 @@
 // Package cftest is a local fake of the parts of Cloudflare's API that deploy uses: the
 // Workers assets upload session, the bucketed base64 multipart upload authorised by the
-// upload token, the script upload (with Cloudflare's checks of its metadata), worker
-// routes, custom domains (refused over existing DNS records or another Worker's domain)
-// and the workers.dev subdomain of the account and of a script. It
-// answers with Cloudflare's envelope ({"success", "errors", "messages", "result"}), keeps
-// uploaded contents by hash across sessions as Cloudflare does, and records what it got.
+// upload token, the script upload (with Cloudflare's checks of its metadata), zones and
+// their worker routes, custom domains and their changeset, and the workers.dev subdomain
+// of the account and of a script. It answers with Cloudflare's envelope ({"success",
+// "errors", "messages", "result"}), keeps uploaded contents by hash across sessions as
+// Cloudflare does, and records what it got.
+//
+// It is as strict as the real API wherever a real deploy can fail: a brand-new account
+// has no workers.dev subdomain (10007 on reading it, 10063 on a script upload), a
+// subdomain name can be taken (10031), a zone can be hidden from the token (9109 on the
+// zone, 10000 on its routes), a route's host must be in its zone (10022), a custom
+// domain is a plain hostname, the upload session's tokens live one hour, a session holds
+// at most the plan's files, and run_worker_first and ratelimit bindings follow Cloudflare's
+// rules. The codes 10000, 10007, 10022, 10031, 10063, 100116 and 100117 are the ones
+// wrangler and Cloudflare's messages use; 10021 is this fake's code for a request
+// Cloudflare refuses with a code no public source names.
 package cftest
 
 import (
@@ -24,6 +34,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf16"
 
 	json "github.com/goccy/go-json"
 
@@ -50,15 +61,18 @@ type Script struct {
 	Assets   map[string]Entry
 }
 
-// Fault is an injected failure: after After matching requests pass, the next Times
+// Fault is an injected answer: after After matching requests pass, the next Times
 // requests whose method is Method (any when empty) and whose path contains PathContains
-// get Status, with Retry-After and Message when set.
+// get Status, with Retry-After, Code and Message when set: a refusal in Cloudflare's
+// envelope, or, with Result, a success envelope holding it.
 type Fault struct {
 	Method       string
 	PathContains string
 	Status       int
 	RetryAfter   string
+	Code         int // the error's code; default 9000 + Status
 	Message      string
+	Result       any  // answer success with this result instead of an error
 	Drop         bool // close the connection without an answer (a network error)
 	After        int
 	Times        int
@@ -87,8 +101,12 @@ type Server struct {
 	BucketSize int
 	// Now, when set, is the clock the script upload's compatibility date is checked against.
 	Now func() time.Time
-	// Subdomain is the account's workers.dev subdomain; empty means none chosen yet.
+	// Subdomain is the account's workers.dev subdomain; empty means none registered yet,
+	// as on a brand-new account.
 	Subdomain string
+	// MaxFiles is the most files an upload session's manifest may hold: the account's
+	// plan (default 20,000, Workers Free).
+	MaxFiles int
 
 	srv *httptest.Server
 	mu  sync.Mutex
@@ -97,15 +115,34 @@ type Server struct {
 	store       map[string]Blob
 	uploads     map[string]int // hash → times received
 	sessions    map[string]*session
-	completions map[string]*session
+	completions map[string]completion
 	scripts     map[string]*Script
 	routes      map[string][]Route // zone → routes
 	domains     map[string]string  // hostname → service
 	dnsRecords  map[string]bool    // hostnames with DNS records of their own
-	workersDev  map[string]bool    // script → workers.dev address enabled
+	workersDev  map[string]WorkersDev
+	zones       map[string]*fakeZone
+	taken       map[string]bool // workers.dev subdomains of other accounts
 	faults      []*Fault
 	requests    []Request
 }
+
+// WorkersDev is what a script's workers.dev setting was last set to.
+type WorkersDev struct {
+	Enabled bool
+	// PreviewsEnabled is nil when the request left previews_enabled out.
+	PreviewsEnabled *bool
+	// APIDate is the request's Cloudflare-Workers-Script-Api-Date header.
+	APIDate string
+}
+
+type fakeZone struct {
+	name   string
+	hidden bool // the token has no permission on it
+}
+
+// tokenLife is how long the tokens of an upload session are valid.
+const tokenLife = time.Hour
 
 type session struct {
 	script   string
@@ -113,6 +150,13 @@ type session struct {
 	sizes    map[string]int64 // the manifest's hashes and their sizes
 	missing  map[string]bool  // hashes not yet in the store
 	jwt      string
+	issued   time.Time // when the upload token was issued
+}
+
+// completion is a completion token and when it was issued.
+type completion struct {
+	*session
+	issued time.Time
 }
 
 // New starts a fake that accepts token for account.
@@ -120,9 +164,10 @@ func New(token, account string) *Server {
 	s := &Server{
 		Token: token, AccountID: account, BucketSize: 25,
 		store: map[string]Blob{}, uploads: map[string]int{}, sessions: map[string]*session{},
-		completions: map[string]*session{}, scripts: map[string]*Script{}, routes: map[string][]Route{},
-		domains: map[string]string{}, dnsRecords: map[string]bool{}, workersDev: map[string]bool{},
-		Subdomain: "fake-account",
+		completions: map[string]completion{}, scripts: map[string]*Script{}, routes: map[string][]Route{},
+		domains: map[string]string{}, dnsRecords: map[string]bool{}, workersDev: map[string]WorkersDev{},
+		zones: map[string]*fakeZone{}, taken: map[string]bool{},
+		Subdomain: "fake-account", MaxFiles: 20_000,
 	}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL + "/client/v4/"
@@ -227,11 +272,32 @@ func (s *Server) AddDomain(host, service string) {
 	s.domains[host] = service
 }
 
-// WorkersDev reports whether a script's workers.dev address is enabled.
-func (s *Server) WorkersDev(script string) bool {
+// WorkersDev returns what the script's workers.dev setting was last set to.
+func (s *Server) WorkersDev(script string) WorkersDev {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.workersDev[script]
+}
+
+// AddZone adds a zone of the account; hidden makes it one the token has no permission on.
+func (s *Server) AddZone(id, name string, hidden bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.zones[id] = &fakeZone{name: name, hidden: hidden}
+}
+
+// AddRoute adds a route to a zone, running script ("" for none).
+func (s *Server) AddRoute(zoneID, pattern, script string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.routes[zoneID] = append(s.routes[zoneID], Route{ID: s.nextID("route"), Pattern: pattern, Script: script})
+}
+
+// TakeSubdomain marks a workers.dev subdomain as another account's.
+func (s *Server) TakeSubdomain(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.taken[name] = true
 }
 
 type apiError struct {
@@ -247,6 +313,8 @@ var (
 	reRoutes  = regexp.MustCompile(`^/client/v4/zones/([^/]+)/workers/routes(?:/([^/]+))?$`)
 	reAccSub  = regexp.MustCompile(`^/client/v4/accounts/([^/]+)/workers/subdomain$`)
 	reSub     = regexp.MustCompile(`^/client/v4/accounts/([^/]+)/workers/scripts/([^/]+)/subdomain$`)
+	reChanges = regexp.MustCompile(`^/client/v4/accounts/([^/]+)/workers/scripts/([^/]+)/domains/changeset$`)
+	reZone    = regexp.MustCompile(`^/client/v4/zones/([^/]+)$`)
 	reHash    = regexp.MustCompile(`^[0-9a-f]{32}$`)
 )
 
@@ -275,11 +343,19 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) (auth bool) {
 			w.Header().Set("Retry-After", f.RetryAfter)
 		}
 		io.Copy(io.Discard, r.Body)
+		if f.Result != nil {
+			ok(w, f.Status, f.Result)
+			return true
+		}
 		msg := f.Message
 		if msg == "" {
 			msg = http.StatusText(f.Status) + " (injected)"
 		}
-		fail(w, f.Status, apiError{Code: 9000 + f.Status, Message: msg})
+		code := f.Code
+		if code == 0 {
+			code = 9000 + f.Status
+		}
+		fail(w, f.Status, apiError{Code: code, Message: msg})
 		return false
 	}
 	p := r.URL.Path
@@ -292,6 +368,10 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) (auth bool) {
 		s.mu.Unlock()
 		if sess == nil || m[1] != s.AccountID {
 			fail(w, http.StatusUnauthorized, apiError{Code: 10000, Message: "Authentication error"})
+			return false
+		}
+		if s.now().Sub(sess.issued) >= tokenLife {
+			fail(w, http.StatusUnauthorized, apiError{Code: 10000, Message: "Authentication error: Expired JWT"})
 			return false
 		}
 		s.upload(w, r, sess)
@@ -312,14 +392,23 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) (auth bool) {
 		s.listDomains(w, r)
 	case m.re == reRoutes:
 		s.route(w, r, m.args[0], m.args[1])
+	case m.re == reZone && r.Method == http.MethodGet:
+		s.getZone(w, m.args[0])
 	case m.re == reAccSub && r.Method == http.MethodGet && m.args[0] == s.AccountID:
-		if s.Subdomain == "" {
-			fail(w, 404, apiError{Code: 10007, Message: "This account does not have a workers.dev subdomain. Please register one."})
+		s.mu.Lock()
+		sub := s.Subdomain
+		s.mu.Unlock()
+		if sub == "" {
+			fail(w, 404, apiError{Code: 10007, Message: "workers.api.error.not_found: This account does not have a workers.dev subdomain"})
 			return true
 		}
-		ok(w, 200, map[string]any{"subdomain": s.Subdomain})
+		ok(w, 200, map[string]any{"subdomain": sub})
+	case m.re == reAccSub && r.Method == http.MethodPut && m.args[0] == s.AccountID:
+		s.putSubdomain(w, r)
 	case m.re == reSub && r.Method == http.MethodPost && m.args[0] == s.AccountID:
 		s.enableSubdomain(w, r, m.args[1])
+	case m.re == reChanges && r.Method == http.MethodPost && m.args[0] == s.AccountID:
+		s.changeset(w, r, m.args[1])
 	case m.re == nil:
 		fail(w, 404, apiError{Code: 7003, Message: "Could not route to " + p + ", perhaps your object identifier is invalid?"})
 	default:
@@ -334,7 +423,7 @@ type matched struct {
 }
 
 func match(p string) matched {
-	for _, re := range []*regexp.Regexp{reSession, reScript, reDomains, reRoutes, reAccSub, reSub} {
+	for _, re := range []*regexp.Regexp{reSession, reScript, reDomains, reRoutes, reAccSub, reSub, reChanges, reZone} {
 		if m := re.FindStringSubmatch(p); m != nil {
 			return matched{re: re, args: m[1:]}
 		}
@@ -375,6 +464,10 @@ func (s *Server) startSession(w http.ResponseWriter, r *http.Request, script str
 		fail(w, 400, apiError{Code: 10021, Message: "manifest is empty"})
 		return
 	}
+	if n := len(body.Manifest); n > s.MaxFiles {
+		fail(w, 400, apiError{Code: 10021, Message: fmt.Sprintf("the assets manifest has %d files, more than the %d a version of this account's plan holds", n, s.MaxFiles)})
+		return
+	}
 	sess := &session{script: script, manifest: body.Manifest, sizes: map[string]int64{}, missing: map[string]bool{}}
 	for p, e := range body.Manifest {
 		if !strings.HasPrefix(p, "/") || !reHash.MatchString(e.Hash) || e.Size < 0 || e.Size > maxAssetSize {
@@ -400,9 +493,10 @@ func (s *Server) startSession(w http.ResponseWriter, r *http.Request, script str
 		buckets = append(buckets, missing[:n])
 		missing = missing[n:]
 	}
+	sess.issued = s.now()
 	if len(buckets) == 0 {
 		sess.jwt = s.nextID("fake-completion")
-		s.completions[sess.jwt] = sess
+		s.completions[sess.jwt] = completion{sess, sess.issued}
 	} else {
 		sess.jwt = s.nextID("fake-upload")
 		s.sessions[sess.jwt] = sess
@@ -462,9 +556,9 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, sess *session) {
 		ok(w, http.StatusAccepted, map[string]any{})
 		return
 	}
-	completion := s.nextID("fake-completion")
-	s.completions[completion] = sess
-	ok(w, http.StatusCreated, map[string]any{"jwt": completion})
+	jwt := s.nextID("fake-completion")
+	s.completions[jwt] = completion{sess, s.now()}
+	ok(w, http.StatusCreated, map[string]any{"jwt": jwt})
 }
 
 func (s *Server) putScript(w http.ResponseWriter, r *http.Request, name string) {
@@ -509,11 +603,21 @@ func (s *Server) putScript(w http.ResponseWriter, r *http.Request, name string) 
 	jwt, _ := assets["jwt"].(string)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sess := s.completions[jwt]
-	if sess == nil || sess.script != name {
-		fail(w, 400, apiError{Code: 10021, Message: "assets.jwt is not a completion token for this script"})
+	if s.Subdomain == "" {
+		// A brand-new account's first script upload, after every file was sent.
+		fail(w, 400, apiError{Code: 10063, Message: "You need a workers.dev subdomain in order to proceed. Please go to the dashboard and open the Workers menu."})
 		return
 	}
+	c, found := s.completions[jwt]
+	switch {
+	case !found || c.script != name:
+		fail(w, 400, apiError{Code: 10021, Message: "assets.jwt is not a completion token for this script"})
+		return
+	case s.now().Sub(c.issued) >= tokenLife:
+		fail(w, 400, apiError{Code: 10021, Message: "assets.jwt: Expired JWT"})
+		return
+	}
+	sess := c.session
 	version := s.nextID("fake-version")
 	s.scripts[name] = &Script{Version: version, Metadata: meta, Modules: modules, Assets: sess.manifest}
 	ok(w, 200, map[string]any{
@@ -529,6 +633,10 @@ func (s *Server) putDomain(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	host := body["hostname"]
+	if msg := badHostname(host); msg != "" {
+		fail(w, 400, apiError{Code: 10021, Message: msg})
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.dnsRecords[host] {
@@ -559,7 +667,7 @@ func (s *Server) listDomains(w http.ResponseWriter, r *http.Request) {
 func (s *Server) enableSubdomain(w http.ResponseWriter, r *http.Request, script string) {
 	var body struct {
 		Enabled         *bool `json:"enabled"`
-		PreviewsEnabled bool  `json:"previews_enabled"`
+		PreviewsEnabled *bool `json:"previews_enabled"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil || body.Enabled == nil {
 		fail(w, 400, apiError{Code: 10021, Message: "enabled is required"})
@@ -568,16 +676,128 @@ func (s *Server) enableSubdomain(w http.ResponseWriter, r *http.Request, script 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.scripts[script] == nil {
-		fail(w, 404, apiError{Code: 10007, Message: "This Worker does not exist on your account."})
+		fail(w, 404, apiError{Code: 10007, Message: "workers.api.error.script_not_found"})
 		return
 	}
-	s.workersDev[script] = *body.Enabled
-	ok(w, 200, map[string]any{"enabled": *body.Enabled, "previews_enabled": body.PreviewsEnabled})
+	s.workersDev[script] = WorkersDev{Enabled: *body.Enabled, PreviewsEnabled: body.PreviewsEnabled, APIDate: r.Header.Get("Cloudflare-Workers-Script-Api-Date")}
+	// Left out, previews follow the workers.dev address (the 2025-08-01 API default).
+	previews := *body.Enabled
+	if body.PreviewsEnabled != nil {
+		previews = *body.PreviewsEnabled
+	}
+	ok(w, 200, map[string]any{"enabled": *body.Enabled, "previews_enabled": previews})
 }
 
-func (s *Server) route(w http.ResponseWriter, r *http.Request, zone, id string) {
+// putSubdomain registers the account's workers.dev subdomain.
+func (s *Server) putSubdomain(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Subdomain string `json:"subdomain"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil || !reSubdomain.MatchString(body.Subdomain) {
+		fail(w, 400, apiError{Code: 10021, Message: "subdomain must be 1 to 63 lowercase letters, digits and hyphens"})
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.taken[body.Subdomain] {
+		fail(w, 409, apiError{Code: 10031, Message: "workers.api.error.subdomain_unavailable"})
+		return
+	}
+	s.Subdomain = body.Subdomain
+	ok(w, 200, map[string]any{"subdomain": body.Subdomain})
+}
+
+var reSubdomain = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+
+// changeset answers what attaching the hostnames to the script would do, as
+// POST …/domains/changeset does: domains of another Worker under updated (modified),
+// hostnames with DNS records of their own under conflicting.
+func (s *Server) changeset(w http.ResponseWriter, r *http.Request, script string) {
+	var origins []struct {
+		Hostname string `json:"hostname"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&origins); err != nil {
+		fail(w, 400, apiError{Code: 10021, Message: "the body must be a list of origins"})
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.scripts[script] == nil {
+		fail(w, 404, apiError{Code: 10007, Message: "workers.api.error.script_not_found"})
+		return
+	}
+	type domain struct {
+		Hostname string `json:"hostname"`
+		Service  string `json:"service"`
+		Modified bool   `json:"modified,omitempty"`
+	}
+	out := map[string][]domain{"added": {}, "removed": {}, "updated": {}, "conflicting": {}}
+	for _, o := range origins {
+		if msg := badHostname(o.Hostname); msg != "" {
+			fail(w, 400, apiError{Code: 10021, Message: msg})
+			return
+		}
+		other, taken := s.domains[o.Hostname]
+		switch {
+		case taken:
+			out["updated"] = append(out["updated"], domain{Hostname: o.Hostname, Service: script, Modified: other != script})
+		case s.dnsRecords[o.Hostname]:
+			out["conflicting"] = append(out["conflicting"], domain{Hostname: o.Hostname, Service: script})
+		default:
+			out["added"] = append(out["added"], domain{Hostname: o.Hostname, Service: script})
+		}
+	}
+	ok(w, 200, out)
+}
+
+// badHostname says why a custom domain is not a plain hostname, or "".
+func badHostname(h string) string {
+	switch {
+	case strings.Contains(h, "*"):
+		return fmt.Sprintf("hostname %q: wildcards are not allowed in Custom Domains", h)
+	case strings.ContainsAny(h, "/:"):
+		return fmt.Sprintf("hostname %q: paths, schemes and ports are not allowed in Custom Domains", h)
+	case !strings.Contains(h, "."):
+		return fmt.Sprintf("hostname %q is not a hostname", h)
+	}
+	return ""
+}
+
+// getZone answers GET /zones/{id}: the zone's name, unless the token cannot see it.
+func (s *Server) getZone(w http.ResponseWriter, id string) {
+	s.mu.Lock()
+	z := s.zones[id]
+	s.mu.Unlock()
+	switch {
+	case z == nil:
+		fail(w, 404, apiError{Code: 7003, Message: "Could not route to /zones/" + id + ", perhaps your object identifier is invalid?"})
+	case z.hidden:
+		fail(w, 403, apiError{Code: 9109, Message: "Unauthorized to access requested resource"})
+	default:
+		ok(w, 200, map[string]any{"id": id, "name": z.name, "status": "active"})
+	}
+}
+
+func (s *Server) route(w http.ResponseWriter, r *http.Request, zoneID, id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	z := s.zones[zoneID]
+	switch {
+	case z == nil:
+		fail(w, 404, apiError{Code: 7003, Message: "Could not route to /zones/" + zoneID + "/workers/routes, perhaps your object identifier is invalid?"})
+		return
+	case z.hidden:
+		fail(w, 403, apiError{Code: 10000, Message: "Authentication error"})
+		return
+	}
+	zone := zoneID
+	check := func(pattern string) bool {
+		if msg := badPattern(pattern, z.name); msg != "" {
+			fail(w, 400, apiError{Code: 10022, Message: msg})
+			return false
+		}
+		return true
+	}
 	switch {
 	case r.Method == http.MethodGet && id == "":
 		ok(w, 200, append([]Route{}, s.routes[zone]...))
@@ -585,6 +805,9 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, zone, id string) 
 		var rt Route
 		if err := json.NewDecoder(r.Body).Decode(&rt); err != nil || rt.Pattern == "" {
 			fail(w, 400, apiError{Code: 10021, Message: "pattern is required"})
+			return
+		}
+		if !check(rt.Pattern) {
 			return
 		}
 		for _, e := range s.routes[zone] {
@@ -602,6 +825,9 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, zone, id string) 
 			fail(w, 400, apiError{Code: 10021, Message: "bad JSON"})
 			return
 		}
+		if !check(rt.Pattern) {
+			return
+		}
 		for i, e := range s.routes[zone] {
 			if e.ID == id {
 				rt.ID = id
@@ -616,6 +842,25 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, zone, id string) 
 	}
 }
 
+// badPattern says why Cloudflare refuses a route pattern in the zone named zoneName: its
+// host must be in the zone (10022: "Route pattern must include zone name"), and "*" may
+// only lead the host and end the path.
+func badPattern(pattern, zoneName string) string {
+	p := strings.TrimPrefix(strings.TrimPrefix(pattern, "https://"), "http://")
+	host, path, hasPath := strings.Cut(p, "/")
+	bare := strings.TrimPrefix(strings.TrimPrefix(host, "*"), ".")
+	if !hasPath {
+		return "Route pattern must have a path: " + pattern
+	}
+	if bare != zoneName && !strings.HasSuffix(bare, "."+zoneName) {
+		return "Route pattern must include zone name: " + zoneName
+	}
+	if strings.Contains(bare, "*") || strings.Contains(strings.TrimSuffix(path, "*"), "*") || strings.ContainsAny(path, "?#") {
+		return "Route pattern may only hold a wildcard leading the host and ending the path: " + pattern
+	}
+	return ""
+}
+
 // now is the fake's clock: Server.Now when set, else the time.
 func (s *Server) now() time.Time {
 	if s.Now != nil {
@@ -626,9 +871,9 @@ func (s *Server) now() time.Time {
 
 // validateMetadata checks a script upload's metadata as Cloudflare does, one error per
 // refused field: compatibility_date (a date, not in the future), assets.config
-// (html_handling and not_found_handling enums; run_worker_first true, false or at most 100
-// rules of at most 100 characters, each starting with / or !/) and ratelimit bindings
-// (namespace_id a string of digits, simple.period 10 or 60).
+// (html_handling and not_found_handling enums; run_worker_first true, false or rules as
+// staticRouting checks them; _redirects a string) and ratelimit bindings (namespace_id a
+// positive integer as a string, simple.period 10 or 60).
 func validateMetadata(meta map[string]any, now time.Time) []apiError {
 	var errs []apiError
 	bad := func(format string, args ...any) {
@@ -651,20 +896,16 @@ func validateMetadata(meta map[string]any, now time.Time) []apiError {
 	switch rwf := cfg["run_worker_first"].(type) {
 	case nil, bool:
 	case []any:
-		if len(rwf) > 100 {
-			bad("assets.config.run_worker_first: at most 100 rules, got %d", len(rwf))
-		}
-		for i, r := range rwf {
-			rule, _ := r.(string)
-			if !strings.HasPrefix(rule, "/") && !strings.HasPrefix(rule, "!/") {
-				bad("assets.config.run_worker_first[%d]: rules must begin with '/' or '!/'", i)
-			}
-			if len([]rune(rule)) > 100 {
-				bad("assets.config.run_worker_first[%d]: rules must be at most 100 characters", i)
-			}
+		for _, msg := range staticRouting(rwf) {
+			bad("assets.config.run_worker_first: %s", msg)
 		}
 	default:
 		bad("assets.config.run_worker_first: must be a boolean or an array of strings")
+	}
+	if v, set := cfg["_redirects"]; set {
+		if _, isString := v.(string); !isString {
+			bad("assets.config._redirects: must be the content of a _redirects file")
+		}
 	}
 	bindings, _ := meta["bindings"].([]any)
 	for i, b := range bindings {
@@ -672,8 +913,8 @@ func validateMetadata(meta map[string]any, now time.Time) []apiError {
 		if bm["type"] != "ratelimit" {
 			continue
 		}
-		if ns, isString := bm["namespace_id"].(string); !isString || !regexp.MustCompile(`^[0-9]+$`).MatchString(ns) {
-			bad("bindings[%d].namespace_id: must be a string of digits", i)
+		if ns, isString := bm["namespace_id"].(string); !isString || !positiveInteger(ns) {
+			bad("bindings[%d].namespace_id: must be a positive integer", i)
 		}
 		simple, _ := bm["simple"].(map[string]any)
 		if p, _ := simple["period"].(float64); p != 10 && p != 60 {
@@ -681,6 +922,63 @@ func validateMetadata(meta map[string]any, now time.Time) []apiError {
 		}
 	}
 	return errs
+}
+
+// positiveInteger reports whether s is the decimal form of an integer of at least 1.
+func positiveInteger(s string) bool {
+	n, err := strconv.ParseInt(s, 10, 64)
+	return err == nil && n >= 1 && strconv.FormatInt(n, 10) == s
+}
+
+// staticRouting checks run_worker_first rules the way Cloudflare does (its
+// assets/staticrouting.go, which workers-sdk's parseStaticRouting.ts translates): 1 to 100
+// rules, each "/…" or "!/…", not only negative ones, and per kind at most 100 characters,
+// no duplicate and none that a rule ending in "*" makes redundant.
+func staticRouting(rules []any) []string {
+	var out []string
+	if len(rules) == 0 {
+		return []string{"no rules were provided; must provide at least 1 rule"}
+	}
+	if len(rules) > 100 {
+		return []string{fmt.Sprintf("%d rules provided exceeds max of 100", len(rules))}
+	}
+	var user, asset []string
+	for _, v := range rules {
+		r, _ := v.(string)
+		switch {
+		case strings.HasPrefix(r, "!/"):
+			asset = append(asset, r)
+		case strings.HasPrefix(r, "/"):
+			user = append(user, r)
+		case strings.HasPrefix(r, "!"):
+			out = append(out, fmt.Sprintf("'%s': negative rules must start with '!/'", r))
+		default:
+			out = append(out, fmt.Sprintf("'%s': rules must start with '/' or '!/'", r))
+		}
+	}
+	if len(asset) > 0 && len(user) == 0 {
+		out = append(out, "only negative rules were provided; must provide at least 1 non-negative rule")
+	}
+	for _, group := range [][]string{user, asset} {
+		seen := map[string]bool{}
+		for _, r := range group {
+			if len(utf16.Encode([]rune(r))) > 100 {
+				out = append(out, fmt.Sprintf("'%s': all rules must be less than 100 characters in length", r))
+			}
+			if seen[r] {
+				out = append(out, fmt.Sprintf("'%s': rule is a duplicate; rules must be unique", r))
+			}
+			seen[r] = true
+			if strings.HasSuffix(r, "*") {
+				for _, o := range group {
+					if o != r && strings.HasPrefix(o, r[:len(r)-1]) {
+						out = append(out, fmt.Sprintf("'%s': rule '%s' makes it redundant", o, r))
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 func oneOf(v any, values ...string) bool {

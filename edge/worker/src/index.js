@@ -287,11 +287,24 @@ async function etagOf(body) {
 // bodyResponse answers 200, or 304 when If-None-Match holds the body's ETag.
 function bodyResponse(request, cfg, body, etag) {
   const inm = request.headers.get("If-None-Match");
-  // If-None-Match uses the weak comparison; "*" matches any file.
-  if (inm && inm.split(",").some((t) => (t = t.trim()) === "*" || t.replace(/^W\//, "") === etag)) {
+  if (inm !== null && etagMatches(inm, etag)) {
+    // No representation metadata on a 304 (RFC 9110 §15.4.5), as the Go server answers.
     return new Response(null, { status: 304, headers: Object.assign({}, cfg.headers.not_modified, { ETag: etag }) });
   }
   return reply(request.method, 200, body, cfg.headersOf(200, { ETag: etag }));
+}
+
+// etagMatches reports whether an If-None-Match value matches etag (docs/design.md §4), as
+// the Go server's etagMatch does: an element of the comma-separated list, OWS (space, tab)
+// trimmed, matches when it is "*" or etag, strong or weak (the weak comparison); any other
+// element matches nothing.
+function etagMatches(value, etag) {
+  return value.split(",").some((t) => (t = trimOWS(t)) === "*" || t.replace(/^W\//, "") === etag);
+}
+
+// trimOWS trims HTTP's optional whitespace: spaces and tabs, not what String.trim drops.
+function trimOWS(s) {
+  return s.replace(/^[ \t]+|[ \t]+$/g, "");
 }
 
 // errorResponse answers with a prebuilt error body of the tree, byte for byte.
@@ -309,14 +322,15 @@ function reply(method, status, body, headers) {
   return new Response(body, { status, headers });
 }
 
+// UNKNOWN_CLIENT is the key of requests whose CF-Connecting-IP is missing or not an address
+// (Cloudflare sets it on every request): they share one budget.
+const UNKNOWN_CLIENT = "unknown";
+
 // overLimit counts a request against the Rate Limiting binding and reports whether the
-// client is over the limit. The key is CF-Connecting-IP, set by Cloudflare on every request
-// (wrangler dev sets it only when absent), IPv6 grouped by prefix.
+// client is over the limit. The key is the client of CF-Connecting-IP, set by Cloudflare on
+// every request (wrangler dev sets it only when absent).
 async function overLimit(request, env, cfg) {
-  let key = (request.headers.get("CF-Connecting-IP") || "").trim();
-  if (key.includes(":")) {
-    key = ipv6Key(key, cfg.limit.ipv6_prefix);
-  }
+  const key = clientKey(request.headers.get("CF-Connecting-IP") || "", cfg.limit.ipv6_prefix) || UNKNOWN_CLIENT;
   try {
     const { success } = await env.RATE_LIMITER.limit({ key });
     return !success;
@@ -327,26 +341,90 @@ async function overLimit(request, env, cfg) {
   }
 }
 
-// ipv6Key keys an IPv6 client by its first bits ("2001:db8:1:2::/64"); an address with an
-// embedded IPv4 (::ffff:192.0.2.1) is keyed by that IPv4 address.
-function ipv6Key(ip, bits) {
-  ip = ip.split("%")[0].toLowerCase(); // drop a zone
-  if (ip.includes(".")) {
-    return ip.slice(ip.lastIndexOf(":") + 1);
+// clientKey returns the rate-limit key of the client an address header names
+// (docs/design.md §3), as the Go server's headerClientKey does: its last comma-separated
+// element, OWS trimmed, an IP address with or without a port ("192.0.2.1:443",
+// "[2001:db8::1]:443"). An IPv4 client, also written as an IPv4-mapped (::ffff:0:0/96) or
+// NAT64 (64:ff9b::/96) address, is keyed by its IPv4 address; any other IPv6 client by its
+// first `bits` bits, zone dropped ("2001:db8:1:2::/64", RFC 5952). null: not an address.
+function clientKey(value, bits) {
+  const s = trimOWS(value.slice(value.lastIndexOf(",") + 1));
+  let a = parseIP(s);
+  const colon = s.lastIndexOf(":");
+  const port = s.slice(colon + 1);
+  if (a === null && colon > 0 && /^[0-9]+$/.test(port) && Number(port) <= 65535) {
+    const host = s.slice(0, colon);
+    const bracketed = host.length > 1 && host[0] === "[" && host.endsWith("]");
+    a = parseIP(bracketed ? host.slice(1, -1) : host);
+    if (a !== null && (a.length === 4) === bracketed) {
+      a = null; // brackets around IPv6 only, and always with a port
+    }
   }
-  const [head, tail] = ip.split("::");
-  let groups = head ? head.split(":") : [];
-  if (tail !== undefined) {
-    const rest = tail ? tail.split(":") : [];
-    groups = groups.concat(Array(Math.max(0, 8 - groups.length - rest.length)).fill("0"), rest);
+  if (a === null) {
+    return null;
   }
-  const keep = [];
-  for (let i = 0; i * 16 < bits && i < 8; i++) {
-    const left = bits - i * 16;
-    const mask = left >= 16 ? 0xffff : (0xffff << (16 - left)) & 0xffff;
-    keep.push((parseInt(groups[i], 16) & mask).toString(16));
+  const zero = (from, to) => a.slice(from, to).every((g) => g === 0);
+  if (a.length === 8 && ((zero(0, 5) && a[5] === 0xffff) || (a[0] === 0x64 && a[1] === 0xff9b && zero(2, 6)))) {
+    a = [a[6] >> 8, a[6] & 255, a[7] >> 8, a[7] & 255];
   }
-  return keep.join(":") + "::/" + bits;
+  if (a.length === 4) {
+    return a.join(".");
+  }
+  const g = a.map((x, i) => {
+    const left = bits - 16 * i;
+    return left >= 16 ? x : left <= 0 ? 0 : x & (0xffff << (16 - left)) & 0xffff;
+  });
+  let at = -1;
+  let run = 1; // the longest run of two or more zero groups, the first of equals, is "::"
+  for (let i = 0, j; i < 8; i = j + 1) {
+    for (j = i; j < 8 && g[j] === 0; j++);
+    if (j - i > run) {
+      [at, run] = [i, j - i];
+    }
+  }
+  const hex = g.map((x) => x.toString(16));
+  return (at < 0 ? hex.join(":") : hex.slice(0, at).join(":") + "::" + hex.slice(at + run).join(":")) + "/" + bits;
+}
+
+// parseIP parses an address as Go's netip.ParseAddr does: IPv4 as its 4 bytes; IPv6 (with an
+// optional dotted IPv4 tail, and a zone, dropped) as its 8 groups; null otherwise.
+function parseIP(s) {
+  const first = /[.:%]/.exec(s);
+  if (first === null || first[0] === "%") {
+    return null;
+  }
+  if (first[0] === ".") {
+    return parseIPv4(s);
+  }
+  const zone = s.indexOf("%");
+  if (zone >= 0) {
+    if (zone === s.length - 1) {
+      return null; // an empty zone
+    }
+    s = s.slice(0, zone);
+  }
+  if (s.includes(".")) {
+    const c = s.lastIndexOf(":");
+    const v4 = parseIPv4(s.slice(c + 1));
+    if (v4 === null) {
+      return null;
+    }
+    s = s.slice(0, c + 1) + ((v4[0] << 8) | v4[1]).toString(16) + ":" + ((v4[2] << 8) | v4[3]).toString(16);
+  }
+  const halves = s.split("::");
+  const head = halves[0] ? halves[0].split(":") : [];
+  const tail = halves[1] ? halves[1].split(":") : [];
+  const n = head.length + tail.length;
+  if (halves.length > 2 || (halves.length === 2 ? n > 7 : n !== 8) || !head.concat(tail).every((x) => /^[0-9a-f]{1,4}$/i.test(x))) {
+    return null;
+  }
+  return [...head, ...Array(8 - n).fill("0"), ...tail].map((x) => parseInt(x, 16));
+}
+
+// parseIPv4 parses a dotted IPv4 address without leading zeros into its 4 bytes, or null.
+function parseIPv4(s) {
+  const b = s.split(".");
+  return b.length === 4 && b.every((x) => /^(0|[1-9][0-9]{0,2})$/.test(x) && Number(x) <= 255) ? b.map(Number) : null;
 }
 
 // rawPath returns the path of the request URL, still percent-encoded. workerd has already

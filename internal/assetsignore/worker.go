@@ -1,0 +1,102 @@
+package assetsignore
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/opennumerology/numerology/generator/manifest"
+)
+
+// Why a file the worker reads would be missing from a Workers upload.
+const (
+	MissingUnlisted = "unlisted" // the manifest does not list it, so no deploy uploads it
+	MissingIgnored  = "ignored"  // .assetsignore leaves it out
+	MissingEdge     = "edge"     // edge.json lacks what the worker reads from it
+)
+
+// Missing is one thing the worker reads that an upload of the tree would lack.
+type Missing struct {
+	Kind   string // MissingUnlisted, MissingIgnored or MissingEdge
+	File   string // the tree path (edge.json for MissingEdge)
+	Detail string // what is missing, for MissingEdge
+	Rule   *Rule  // the rule that leaves File out, for MissingIgnored
+}
+
+func (m Missing) String() string {
+	switch m.Kind {
+	case MissingUnlisted:
+		return m.File + " is not in the tree's manifest"
+	case MissingIgnored:
+		return m.File + " is left out by " + m.Rule.String()
+	}
+	return m.File + " " + m.Detail
+}
+
+// WorkerFiles returns the files of the tree the Cloudflare Worker reads, derived from the
+// manifest's route table as the worker derives them from edge.json: edge.json itself; for a
+// route with packed files, the packed file of each of its values in the tree's years (the
+// worker answers such a route from them alone); for any other route, the file of each of
+// its values. Error bodies are no file of their own to the worker: it answers them from
+// edge.json. problems lists what of the edge config the worker needs and lacks (an error
+// body, a parameter type it does not know).
+func WorkerFiles(m *manifest.Manifest) (files []string, problems []Missing) {
+	edge := &m.Edge
+	files = []string{manifest.EdgeFile}
+	bad := func(format string, args ...any) {
+		problems = append(problems, Missing{Kind: MissingEdge, File: manifest.EdgeFile, Detail: fmt.Sprintf(format, args...)})
+	}
+	for _, r := range edge.Routes {
+		if r.Arity() != len(r.ParamNames()) {
+			bad("gives route %s parameter types the worker does not know, or not one per parameter", r.Name)
+			continue
+		}
+		seen := map[string]bool{}
+		for _, vals := range r.Values(m.Years) {
+			f := r.FilePath(vals)
+			if r.Packed != nil {
+				f, _ = r.PackedPath(vals)
+			}
+			if !seen[f] {
+				seen[f] = true
+				files = append(files, f)
+			}
+		}
+	}
+	e := edge.EdgeErrors
+	keys := []string{e.NotFound, e.MethodNotAllowed, e.TooManyRequests, e.Internal}
+	for _, r := range edge.Routes {
+		if r.Error != "" && !slices.Contains(keys, r.Error) {
+			keys = append(keys, r.Error)
+		}
+	}
+	for _, k := range keys {
+		if e, ok := edge.Errors[k]; !ok || e.Body == "" {
+			bad("has no body for the error %q, which the worker answers", k)
+		}
+	}
+	return files, problems
+}
+
+// Check returns, in the order of WorkerFiles, everything the worker reads that a Workers
+// upload of the tree described by m would lack when ig decides what is left out: files
+// the manifest does not list, files ig ignores (with the rule) and the problems of the
+// edge config. The error is the matcher's (ErrTooMuchWork).
+func Check(m *manifest.Manifest, ig *Matcher) ([]Missing, error) {
+	files, problems := WorkerFiles(m)
+	listed := m.Index()
+	var out []Missing
+	for _, f := range files {
+		if listed[f] == nil {
+			out = append(out, Missing{Kind: MissingUnlisted, File: f})
+			continue
+		}
+		r, err := ig.Why(f)
+		if err != nil {
+			return nil, err
+		}
+		if r != nil {
+			out = append(out, Missing{Kind: MissingIgnored, File: f, Rule: r})
+		}
+	}
+	return append(out, problems...), nil
+}
