@@ -71,7 +71,7 @@ func WorkerFiles(m *manifest.Manifest) (files []string, problems []Missing) {
 	}
 	for _, k := range keys {
 		if e, ok := edge.Errors[k]; !ok || e.Body == "" {
-			bad("has no body for the error %q, which the worker answers", k)
+			bad("has no body for the error %s, which the worker answers", k)
 		}
 	}
 	return files, problems
