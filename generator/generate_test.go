@@ -44,6 +44,9 @@ func TestGolden(t *testing.T) {
 		"matrix-1990-05-15.json":         manifest.MatrixFile(15, 5, 1990),
 		"matrix-2000-02-29.json":         manifest.MatrixFile(29, 2, 2000),
 		"life-path-date-1990-05-15.json": route(manifest.RouteLifePathDate).FilePath([]int{15, 5, 1990}),
+		"square-1990-05-15.json":         route(manifest.RouteSquare).FilePath([]int{15, 5, 1990}),
+		"square-2000-01-09.json":         route(manifest.RouteSquare).FilePath([]int{9, 1, 2000}),
+		"square-meanings.json":           route(manifest.RouteSquareMeanings).FilePath(nil),
 		"index.json":                     manifest.IndexFile,
 		"headers.txt":                    manifest.HeadersFile,
 	}

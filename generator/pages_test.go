@@ -111,7 +111,8 @@ func TestPageURLsResolve(t *testing.T) {
 func TestPageFiles(t *testing.T) {
 	_, tree := pagesTree(t)
 	want := []string{HomePage, LifePathListPage, MatrixPage, DetailsPage, manifest.NotFoundPage, LLMsFile, SitemapFile, RobotsFile,
-		"assets/site.css", "assets/details.js", "assets/favicon.svg", manifest.OpenAPIFile}
+		"assets/site.css", "assets/details.js", "assets/favicon.svg", manifest.OpenAPIFile,
+		SquarePage, SquareDetailsPage, "assets/square.js", "assets/square.css"}
 	for _, n := range rules.LifePathNumbers {
 		want = append(want, LifePathPage(n))
 	}
@@ -310,9 +311,9 @@ func TestOpenAPIDocument(t *testing.T) {
 		t.Error("two builds of the OpenAPI document differ")
 	}
 	paths := doc["paths"].(obj)
-	// Every route, the matrix scope (400) and the catch-all (404), each with its
-	// trailing-slash twin; every method OpenAPI names.
-	want := []string{manifest.APIPrefix + "/matrix", manifest.APIPrefix + "/{path}"}
+	// Every route, the matrix and square scopes (400) and the catch-all (404), each with
+	// its trailing-slash twin; every method OpenAPI names.
+	want := []string{manifest.APIPrefix + "/matrix", manifest.APIPrefix + "/square", manifest.APIPrefix + "/{path}"}
 	for _, r := range Routes() {
 		want = append(want, r.Pattern)
 	}

@@ -64,6 +64,20 @@ func Routes() []manifest.Route {
 		Description: fmt.Sprintf("Матрица судьбы для даты рождения с %d по %d год", rules.FirstYear, rules.LastYear),
 		English:     "the destiny matrix of a birth date, " + years,
 		Example:     p + "/matrix/15/5/1990",
+	}, {
+		Name: manifest.RouteSquareMeanings, Pattern: p + "/square/meanings", File: "api/public/square/meanings.json",
+		Summary:     "Тексты квадрата Пифагора",
+		Description: "Тексты квадрата Пифагора: что означает каждая клетка и каждая линия, чтения по числу цифр и по силе линии",
+		English:     "the Pythagoras square's texts: each cell and line described, a reading per count and per line band",
+		Example:     p + "/square/meanings",
+	}, {
+		Name: manifest.RouteSquare, Pattern: p + "/square/{day}/{month}/{year}", File: "api/public/square/{day}/{month}/{year}.json",
+		Params: date, Packed: &manifest.Packed{File: "api/public/square-months/{year}/{month}.jsonl", Line: "day"},
+		Error: manifest.ErrInvalidDate, RateLimited: true,
+		Summary:     "Квадрат Пифагора для даты рождения",
+		Description: fmt.Sprintf("Квадрат Пифагора (психоматрица) для даты рождения с %d по %d год: рабочие числа, девять клеток с краткими чтениями и суммы восьми линий", rules.FirstYear, rules.LastYear),
+		English:     "the Pythagoras square (psychomatrix) of a birth date, " + years + ": working numbers, nine cells with short readings, the sums of the eight lines",
+		Example:     p + "/square/15/5/1990",
 	}}
 }
 

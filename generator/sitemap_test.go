@@ -36,7 +36,7 @@ func TestSitemap(t *testing.T) {
 	for _, n := range rules.LifePathNumbers {
 		want = append(want, s.SiteURL+"/life-path/"+strconv.Itoa(n))
 	}
-	want = append(want, s.SiteURL+"/matrix")
+	want = append(want, s.SiteURL+"/matrix", s.SiteURL+"/square")
 	var got []string
 	for _, u := range doc.URLs {
 		got = append(got, u.Loc)

@@ -14,6 +14,7 @@ import (
 	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/internal/assetsignore"
 	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
@@ -34,11 +35,16 @@ func TestVerifyWorkerAssets(t *testing.T) {
 		{"edge.json", "edge.json\n", []string{
 			`invalid: api/public/edge.json: the worker reads it, but .assetsignore:LINE: "edge.json" leaves it out of a Workers deploy`}},
 		{"everything", "*\n", []string{
-			`invalid: api/public/edge.json: the worker reads it, but .assetsignore:LINE: "*" leaves it out of a Workers deploy (and 39 more files by the same rule)`}},
+			`invalid: api/public/edge.json: the worker reads it, but .assetsignore:LINE: "*" leaves it out of a Workers deploy (and OTHERS more files by the same rule)`}},
 		{"a rule wrangler cannot read", "[~-!]\n", []string{
 			`invalid: .assetsignore: .assetsignore:LINE: "[~-!]": invalid regular expression: range out of order in character class (wrangler cannot read this rule either)`}},
 	}
 	line := strings.Count(string(generator.AssetsIgnore(generator.Routes())), "\n") + 1
+	m, err := manifest.Load(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, _ := assetsignore.WorkerFiles(m)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "out")
@@ -58,6 +64,7 @@ func TestVerifyWorkerAssets(t *testing.T) {
 			}
 			var want []string
 			for _, w := range tt.want {
+				w = strings.ReplaceAll(w, "OTHERS", strconv.Itoa(len(read)-1))
 				want = append(want, strings.ReplaceAll(w, "LINE", strconv.Itoa(line)))
 			}
 			if tt.extra != "" {

@@ -55,6 +55,9 @@ const (
 	RouteLifePath     = "life-path"
 	RouteLifePathDate = "life-path-date"
 	RouteMatrix       = "matrix"
+	// The Pythagoras square (docs/design.md §14): the texts, and the square of a date.
+	RouteSquareMeanings = "square-meanings"
+	RouteSquare         = "square"
 )
 
 // Error keys, as used in EdgeConfig.Errors.

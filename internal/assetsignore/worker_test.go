@@ -30,12 +30,13 @@ func TestWorkerFiles(t *testing.T) {
 	if len(problems) > 0 {
 		t.Errorf("problems %v", problems)
 	}
-	want := []string{manifest.EdgeFile, manifest.IndexFile, manifest.OpenAPIFile, manifest.ListFile}
+	want := []string{manifest.EdgeFile, manifest.IndexFile, manifest.OpenAPIFile, manifest.ListFile, "api/public/square/meanings.json"}
 	for _, n := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 22, 33} {
 		want = append(want, manifest.LifePathFile(n))
 	}
 	for mo := 1; mo <= 12; mo++ {
-		want = append(want, manifest.MatrixMonthFile(2000, mo), "api/public/life-path-months/2000/"+strconv.Itoa(mo)+".jsonl")
+		want = append(want, manifest.MatrixMonthFile(2000, mo), "api/public/life-path-months/2000/"+strconv.Itoa(mo)+".jsonl",
+			"api/public/square-months/2000/"+strconv.Itoa(mo)+".jsonl")
 	}
 	slices.Sort(want)
 	got := slices.Sorted(slices.Values(files))
@@ -64,7 +65,7 @@ func TestCheck(t *testing.T) {
 		{name: "edge.json ignored", extra: "edge.json\n",
 			first: `api/public/edge.json is left out by .assetsignore:LINE: "edge.json"`, count: 1},
 		{name: "everything ignored", extra: "*\n",
-			first: `api/public/edge.json is left out by .assetsignore:LINE: "*"`, count: 40},
+			first: `api/public/edge.json is left out by .assetsignore:LINE: "*"`, count: 53},
 		{name: "a route file ignored in any case", extra: "**/LIFE-PATH/7.JSON\n",
 			first: `api/public/life-path/7.json is left out by .assetsignore:LINE: "**/LIFE-PATH/7.JSON"`, count: 1},
 		{name: "a month file unlisted", change: func(m *manifest.Manifest) {
