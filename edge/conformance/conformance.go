@@ -157,6 +157,8 @@ const (
 	kindLifePath
 	kindMatrix
 	kindLifePathDate
+	kindSquare
+	kindSquareMeanings
 )
 
 // expect is what the contract requires of one response.
@@ -165,7 +167,7 @@ type expect struct {
 	file   string // 200/304: the tree file of the body
 	errKey string // errors: the EdgeConfig.Errors key
 	kind   int
-	date   [3]int // kindMatrix, kindLifePathDate: the canonical date
+	date   [3]int // kindMatrix, kindLifePathDate, kindSquare: the canonical date
 	number int    // kindLifePath
 }
 
@@ -256,6 +258,7 @@ func (s *suite) routeCases() []tcase {
 	}
 	cases = append(cases, s.matrixRouteCases()...)
 	cases = append(cases, s.lifePathDateCases()...)
+	cases = append(cases, s.squareCases()...)
 	// Every life path number, and HEAD of each kind.
 	for _, n := range s.lifePathNumbers() {
 		cases = append(cases, tcase{name: "life-path " + strconv.Itoa(n), path: p + "/life-path/" + strconv.Itoa(n), want: s.lifePathExpect(n)})
@@ -420,12 +423,14 @@ func itoas(vals []int, lead string) []string {
 
 // routeKinds names the body checks of the routes this suite knows (checkBody).
 var routeKinds = map[string]int{
-	manifest.RouteIndex:        kindIndex,
-	manifest.RouteOpenAPI:      kindOpenAPI,
-	manifest.RouteLifePathList: kindList,
-	manifest.RouteLifePath:     kindLifePath,
-	manifest.RouteMatrix:       kindMatrix,
-	manifest.RouteLifePathDate: kindLifePathDate,
+	manifest.RouteIndex:          kindIndex,
+	manifest.RouteOpenAPI:        kindOpenAPI,
+	manifest.RouteLifePathList:   kindList,
+	manifest.RouteLifePath:       kindLifePath,
+	manifest.RouteMatrix:         kindMatrix,
+	manifest.RouteLifePathDate:   kindLifePathDate,
+	manifest.RouteSquare:         kindSquare,
+	manifest.RouteSquareMeanings: kindSquareMeanings,
 }
 
 // rowExpect is the answer to a route's value (raw order): the file of its canonical form.
@@ -436,7 +441,7 @@ func (s *suite) rowExpect(r manifest.Route, vals []int) expect {
 	}
 	e := s.fileExpect(r.FilePath(c), routeKinds[r.Name])
 	switch e.kind {
-	case kindMatrix, kindLifePathDate:
+	case kindMatrix, kindLifePathDate, kindSquare:
 		e.date = [3]int{c[0], c[1], c[2]}
 	case kindLifePath:
 		e.number = c[0]
@@ -1174,6 +1179,10 @@ func (s *suite) checkBody(t *testing.T, what string, body []byte, want expect) {
 		s.checkMatrix(t, what, body, want)
 	case kindLifePathDate:
 		s.checkLifePathDate(t, what, body, want)
+	case kindSquare:
+		s.checkSquare(t, what, body, want)
+	case kindSquareMeanings:
+		s.checkSquareMeanings(t, what, body)
 	}
 }
 
