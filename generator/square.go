@@ -262,12 +262,15 @@ func squareRenderers() map[string]renderer {
 				for _, k := range rules.SquareLineKeys() {
 					out["SquareLines."+k] = obj{"minimum": 0}
 				}
+				for c := 1; c <= 9; c++ { // a cell holds its own digit only
+					out["SquareCells."+strconv.Itoa(c)] = obj{"properties": obj{"digits": obj{"pattern": "^" + strconv.Itoa(c) + "*$"}}}
+				}
 				maps.Copy(out, map[string]obj{
 					"SquareRecord.working_numbers": {"minItems": 4, "maxItems": 4, "description": "Рабочие числа W1–W4; W3 бывает нулём или меньше нуля (его цифры берутся без знака)"},
 					"SquareRecord.cells":           {"description": "Клетки «1»–«9»: цифры, их число, название клетки и краткое чтение; полные тексты — /square/meanings"},
 					"SquareRecord.lines":           {"description": "Суммы строк, столбцов и диагоналей (число цифр в трёх клетках линии) по ключу линии; названия, клетки и чтения линий — /square/meanings"},
 					"SquareRecord.source_url":      {"format": "uri", "description": "Страница с квадратом этой даты"},
-					"SquareCell.digits":            {"pattern": "^([1-9])?\\1*$", "description": "Цифра клетки столько раз, сколько она встречается; пустая строка — клетка пуста"},
+					"SquareCell.digits":            {"pattern": "^(1+|2+|3+|4+|5+|6+|7+|8+|9+)?$", "description": "Цифра клетки столько раз, сколько она встречается; пустая строка — клетка пуста"},
 					"SquareCell.count":             {"minimum": 0},
 				})
 				return out
