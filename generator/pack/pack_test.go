@@ -167,7 +167,7 @@ func TestArchiveFileList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"CITATION.cff", "LICENSE", "README.md", "SHA256SUMS", "datapackage.json"}
+	want := []string{"CITATION.cff", "LICENSE", "README.md", "SHA256SUMS", "arcana.csv", "datapackage.json"}
 	for _, tb := range generator.Tables() {
 		want = append(want, tb.Table.File())
 	}
