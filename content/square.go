@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// SquareRules are the facts of the Pythagoras square rule (docs/design.md §13) that its
+// SquareRules are the facts of the Pythagoras square rule (docs/design.md §14) that its
 // texts must follow.
 type SquareRules struct {
 	// Counts[c-1] are the counts cell c takes over the dates of the API, ascending: each
@@ -109,7 +109,7 @@ func (d *doc) checkSquareCell(i int, c *SquareCell, r *SquareRules) {
 func (d *doc) checkSquareLine(i int, l *SquareLine, r *SquareRules) {
 	yp, f := fmt.Sprintf("$.lines[%d]", i), fmt.Sprintf("lines[%d]", i)
 	if i < len(r.LineKeys) && l.Key != r.LineKeys[i] {
-		d.at(yp+".key", f+".key", "is %q, want %q (lines follow docs/design.md §13 order)", l.Key, r.LineKeys[i])
+		d.at(yp+".key", f+".key", "is %q, want %q (lines follow docs/design.md §14 order)", l.Key, r.LineKeys[i])
 	}
 	d.squareTexts(yp, f, l.Name, l.Description, MinSquareLineWords)
 	for _, b := range r.BandKeys {

@@ -198,7 +198,7 @@ func TestSquareCountsComeFromRules(t *testing.T) {
 }
 
 // squareRecords returns a function that renders a plausible square record of a date, as
-// the route will carry it (docs/design.md §13): input, the working numbers, the nine cells
+// the route will carry it (docs/design.md §14): input, the working numbers, the nine cells
 // with digits, count, name and short reading, the eight lines with name, cells and sum, then
 // tail, the record's closing fields as a JSON object. Cells and lines are encoded once per
 // count and sum, so rendering every date of the range stays cheap.

@@ -10,7 +10,7 @@ import (
 // ContentRules are the rules the content must follow (docs/design.md §7): the life path
 // numbers with a file, the positions' order, the life path rule every famous person's
 // birth date is checked with, and the square's counts, lines and bands its texts must
-// cover (§13). This is where content meets the rules: the content package
+// cover (§14). This is where content meets the rules: the content package
 // loads and reports, the rules package decides, and neither imports the other.
 func ContentRules() content.Rules {
 	return content.Rules{

@@ -48,6 +48,9 @@ func TestGolden(t *testing.T) {
 		"arcana-22.json":                 route(manifest.RouteArcana).FilePath([]int{22}),
 		"positions.json":                 route(manifest.RoutePositions).File,
 		"compatibility-3-11.json":        route(manifest.RouteCompatibility).FilePath([]int{3, 11}),
+		"square-1990-05-15.json":         route(manifest.RouteSquare).FilePath([]int{15, 5, 1990}),
+		"square-2000-01-09.json":         route(manifest.RouteSquare).FilePath([]int{9, 1, 2000}),
+		"square-meanings.json":           route(manifest.RouteSquareMeanings).FilePath(nil),
 		"index.json":                     manifest.IndexFile,
 		"headers.txt":                    manifest.HeadersFile,
 	}

@@ -122,6 +122,8 @@ type pageData struct {
 	Positions   []positionDoc
 	Arcana      []arcanumDoc
 	DetailsJSON htmltemplate.JS
+	// the Pythagoras square's pages (squarepages.go)
+	Square *squareDoc
 }
 
 // routeDoc describes one API route for people (Russian) and for llms.txt (English).

@@ -111,7 +111,8 @@ func TestPageURLsResolve(t *testing.T) {
 func TestPageFiles(t *testing.T) {
 	_, tree := pagesTree(t)
 	want := []string{HomePage, LifePathListPage, MatrixPage, DetailsPage, manifest.NotFoundPage, LLMsFile, SitemapFile, RobotsFile,
-		"assets/site.css", "assets/details.js", "assets/favicon.svg", manifest.OpenAPIFile}
+		"assets/site.css", "assets/details.js", "assets/favicon.svg", manifest.OpenAPIFile,
+		SquarePage, SquareDetailsPage, "assets/square.js", "assets/square.css"}
 	for _, n := range rules.LifePathNumbers {
 		want = append(want, LifePathPage(n))
 	}

@@ -2,6 +2,7 @@ package generator
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -40,7 +41,7 @@ type encodeFunc func(dst []byte, vals []int) ([]byte, error)
 
 // renderers maps each route of Routes to its renderer.
 func renderers() map[string]renderer {
-	return map[string]renderer{
+	rs := map[string]renderer{
 		manifest.RouteIndex: {
 			body:    APIIndex{},
 			encoder: func(s *Site) (encodeFunc, error) { return encodeOnce(s.APIIndex()) },
@@ -227,6 +228,8 @@ func renderers() map[string]renderer {
 			tables: []Table{compatibilityTable()},
 		},
 	}
+	maps.Copy(rs, squareRenderers())
+	return rs
 }
 
 // encodeOnce is the encoder of a route whose one body is v.

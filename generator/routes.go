@@ -100,6 +100,22 @@ func Routes() []manifest.Route {
 		English:     "the compatibility of two life path numbers (1–9, 11, 22, 33, in either order): a level as a word, a summary, strengths, challenges and advice",
 		Example:     p + "/compatibility/3/11",
 		OperationID: "getCompatibility", Tag: "compatibility",
+	}, {
+		Name: manifest.RouteSquareMeanings, Pattern: p + "/square/meanings", File: "api/public/square/meanings.json",
+		Summary:     "Тексты квадрата Пифагора",
+		Description: "Тексты квадрата Пифагора: что означает каждая клетка и каждая линия, чтения по числу цифр и по силе линии",
+		English:     "the Pythagoras square's texts: each cell and line described, a reading per count and per line band",
+		Example:     p + "/square/meanings",
+		OperationID: "getSquareMeanings", Tag: "square",
+	}, {
+		Name: manifest.RouteSquare, Pattern: p + "/square/{day}/{month}/{year}", File: "api/public/square/{day}/{month}/{year}.json",
+		Params: date, Packed: &manifest.Packed{File: "api/public/square-months/{year}/{month}.jsonl", Line: "day"},
+		Error: manifest.ErrInvalidDate, RateLimited: true,
+		Summary:     "Квадрат Пифагора для даты рождения",
+		Description: fmt.Sprintf("Квадрат Пифагора (психоматрица) для даты рождения с %d по %d год: рабочие числа, девять клеток с краткими чтениями и суммы восьми линий", rules.FirstYear, rules.LastYear),
+		English:     "the Pythagoras square (psychomatrix) of a birth date, " + years + ": working numbers, nine cells with short readings, the sums of the eight lines",
+		Example:     p + "/square/15/5/1990",
+		OperationID: "getSquare", Tag: "square",
 	}}
 }
 

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/opennumerology/numerology/content"
 	"github.com/opennumerology/numerology/generator/manifest"
 )
 
@@ -74,6 +75,30 @@ func miniTree(t *testing.T, dir string) {
 	if err := m.Write(dir); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// miniEdgeConfig is the edge config of the built-in site, built once: a manifest is only
+// read with a complete one.
+var miniEdgeConfig = sync.OnceValues(func() (manifest.EdgeConfig, error) {
+	c, err := LoadContent(content.Embedded(), "content")
+	if err != nil {
+		return manifest.EdgeConfig{}, err
+	}
+	s, err := NewSite(c, "")
+	if err != nil {
+		return manifest.EdgeConfig{}, err
+	}
+	return s.EdgeConfig()
+})
+
+// miniEdge returns the edge config of miniTree's manifests.
+func miniEdge(t *testing.T) manifest.EdgeConfig {
+	t.Helper()
+	cfg, err := miniEdgeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }
 
 // editManifest rewrites dir/manifest.json through edit.

@@ -362,11 +362,11 @@ func jsonDiff(got, want []byte) string {
 		}
 	}
 	var g, w any
+	if err := json.Unmarshal(want, &w); err != nil {
+		return "differs from what the rules and the content give" // a file that is not JSON
+	}
 	if err := json.Unmarshal(got, &g); err != nil {
 		return fmt.Sprintf("not valid JSON (%v)", err)
-	}
-	if err := json.Unmarshal(want, &w); err != nil {
-		return "differs from what the rules and the content give"
 	}
 	if path, gv, wv, ok := firstDiff("", g, w); ok {
 		if path == "" {

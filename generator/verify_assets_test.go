@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,12 +14,14 @@ import (
 	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/internal/assetsignore"
 	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
 // TestVerifyWorkerAssets (issue 21, defect 6): verify reports an .assetsignore that leaves
 // out what the worker reads, even when the manifest lists its new bytes: one problem per
-// rule, on the first file it hides, with the count of the others.
+// rule, on the first file it hides, with the count of the others; the changed bytes are a
+// problem of their own, as any changed file generate writes.
 func TestVerifyWorkerAssets(t *testing.T) {
 	base := generatortest.Tree(t, 2000)
 	tests := []struct {
@@ -32,11 +35,16 @@ func TestVerifyWorkerAssets(t *testing.T) {
 		{"edge.json", "edge.json\n", []string{
 			`invalid: api/public/edge.json: the worker reads it, but .assetsignore:LINE: "edge.json" leaves it out of a Workers deploy`}},
 		{"everything", "*\n", []string{
-			`invalid: api/public/edge.json: the worker reads it, but .assetsignore:LINE: "*" leaves it out of a Workers deploy (and 141 more files by the same rule)`}},
+			`invalid: api/public/edge.json: the worker reads it, but .assetsignore:LINE: "*" leaves it out of a Workers deploy (and OTHERS more files by the same rule)`}},
 		{"a rule wrangler cannot read", "[~-!]\n", []string{
 			`invalid: .assetsignore: .assetsignore:LINE: "[~-!]": invalid regular expression: range out of order in character class (wrangler cannot read this rule either)`}},
 	}
 	line := strings.Count(string(generator.AssetsIgnore(generator.Routes())), "\n") + 1
+	m, err := manifest.Load(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, _ := assetsignore.WorkerFiles(m)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "out")
@@ -56,8 +64,14 @@ func TestVerifyWorkerAssets(t *testing.T) {
 			}
 			var want []string
 			for _, w := range tt.want {
+				w = strings.ReplaceAll(w, "OTHERS", strconv.Itoa(len(read)-1))
 				want = append(want, strings.ReplaceAll(w, "LINE", strconv.Itoa(line)))
 			}
+			if tt.extra != "" {
+				want = append(want, "invalid: .assetsignore: differs from what the rules and the content give")
+			}
+			slices.Sort(got)
+			slices.Sort(want)
 			if strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}

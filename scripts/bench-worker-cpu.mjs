@@ -1,6 +1,7 @@
-// bench-worker-cpu: the worker's CPU per request, measured by running its fetch handler in
-// Node with the real api/public/edge.json and packed month files of a tree, the ASSETS
-// binding answering from the files on disk and the rate limiter always admitting.
+// bench-worker-cpu: the worker's CPU per request of a date route (the matrix's, or the one
+// ROUTE names: ROUTE=square measures /api/public/square/{d}/{m}/{y}), measured by running its fetch
+// handler in Node with the real api/public/edge.json and packed month files of a tree, the
+// ASSETS binding answering from the files on disk and the rate limiter always admitting.
 //
 //   cold: a fresh module instance (a new isolate's globals: no edge config loaded), its
 //         first matrix request, module evaluation included;
@@ -13,13 +14,14 @@
 // resolution), garbage collection included. The fake ASSETS holds the tree's API files in
 // memory, read before the clock starts: on Cloudflare the asset fetch is not the worker's CPU.
 //
-// Usage: node scripts/bench-worker-cpu.mjs TREE [WARM_REQUESTS] [COLD_RUNS]
+// Usage: [ROUTE=matrix] node scripts/bench-worker-cpu.mjs TREE [WARM_REQUESTS] [COLD_RUNS]
 import { readFile, writeFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL, fileURLToPath } from "node:url";
 
 const [tree, warmN = "20000", coldN = "200"] = process.argv.slice(2);
+const route = process.env.ROUTE || "matrix";
 if (!tree) {
   console.error("usage: bench-worker-cpu.mjs TREE [WARM_REQUESTS] [COLD_RUNS]");
   process.exit(2);
@@ -72,7 +74,7 @@ function random() {
 }
 function dateURL(t) {
   const d = new Date(t);
-  return `https://api.example.org/api/public/matrix/${d.getUTCDate()}/${d.getUTCMonth() + 1}/${d.getUTCFullYear()}`;
+  return `https://api.example.org/api/public/${route}/${d.getUTCDate()}/${d.getUTCMonth() + 1}/${d.getUTCFullYear()}`;
 }
 const anyDate = () => dateURL(first + Math.floor(random() * ((last - first) / 864e5 + 1)) * 864e5);
 const oneMonth = () => dateURL(Date.UTC(2000, 4, 1 + Math.floor(random() * 31)));
@@ -138,7 +140,7 @@ function routeURL(route) {
 }
 
 try {
-  console.log(`worker CPU per matrix request (Node ${process.version}, tree ${tree}, ${files.size} API files in memory)`);
+  console.log(`worker CPU per ${route} request (Node ${process.version}, tree ${tree}, ${files.size} API files in memory)`);
   console.log(`  cold, first request of a fresh instance (${coldN} runs): ${await cold(Number(coldN))}   (goal <= 5 ms)`);
   console.log(`  warm, any date 1900-2100 (${warmN} requests):          ${await warm(Number(warmN), anyDate)}   (goal p99 <= 1 ms)`);
   console.log(`  warm, dates of one month (${warmN} requests):           ${await warm(Number(warmN), oneMonth)}`);

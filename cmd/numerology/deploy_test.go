@@ -13,6 +13,7 @@ import (
 	"github.com/opennumerology/numerology/edge/cloudflare/cftest"
 	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/internal/assetsignore"
 	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
@@ -216,6 +217,12 @@ func TestDeployRefusesAnAssetsIgnoreThatHidesTheWorkersFiles(t *testing.T) {
 	var distinct strings.Builder
 	for i := range 2000 {
 		fmt.Fprintf(&distinct, "**/x%d/**\n", i)
+	}
+	rules := 2000 + len(assetsignore.Defaults) // and those of the generated file
+	for _, line := range strings.Split(string(generator.AssetsIgnore(generator.Routes())), "\n") {
+		if line != "" && !strings.HasPrefix(line, "#") {
+			rules++
+		}
 	}
 	tests := []struct {
 		name     string

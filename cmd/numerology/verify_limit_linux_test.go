@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/opennumerology/numerology/generator/pack"
 )
 
 // addressSpaceLimit is the RLIMIT_AS the memory tests run the command under: 2 GB.
@@ -66,7 +68,7 @@ func TestVerifyArchiveBombUnderMemoryLimit(t *testing.T) {
 				t.Fatalf("the bomb: %v, %d bytes", err, fi.Size())
 			}
 			code, out := runLimited(t, addressSpaceLimit, "verify", "--archive", tt.file)
-			if code != exitVerify || !strings.Contains(out, "invalid: "+tt.entry+": larger than 16 MiB") {
+			if code != exitVerify || !strings.Contains(out, "invalid: "+tt.entry+": larger than "+strconv.Itoa(pack.MaxKeptEntry>>20)+" MiB") {
 				t.Fatalf("exit %d, want %d naming %s as too large; output:\n%.2000s", code, exitVerify, tt.entry, out)
 			}
 		})

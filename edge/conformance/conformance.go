@@ -161,6 +161,8 @@ const (
 	kindArcana
 	kindPositions
 	kindCompatibility
+	kindSquare
+	kindSquareMeanings
 )
 
 // expect is what the contract requires of one response.
@@ -169,7 +171,7 @@ type expect struct {
 	file   string // 200/304: the tree file of the body
 	errKey string // errors: the EdgeConfig.Errors key
 	kind   int
-	date   [3]int // kindMatrix, kindLifePathDate: the canonical date
+	date   [3]int // kindMatrix, kindLifePathDate, kindSquare: the canonical date
 	number int    // kindLifePath, kindArcana
 	pair   [2]int // kindCompatibility: the canonical pair
 }
@@ -272,6 +274,7 @@ func (s *suite) routeCases() []tcase {
 		tcase{name: "positions.json is not a route", path: p + "/positions.json", want: notFound},
 		tcase{name: "positions two trailing slashes", path: p + "/positions//", want: notFound},
 	)
+	cases = append(cases, s.squareCases()...)
 	// Every life path number, and HEAD of each kind.
 	for _, n := range s.lifePathNumbers() {
 		cases = append(cases, tcase{name: "life-path " + strconv.Itoa(n), path: p + "/life-path/" + strconv.Itoa(n), want: s.lifePathExpect(n)})
@@ -436,16 +439,18 @@ func itoas(vals []int, lead string) []string {
 
 // routeKinds names the body checks of the routes this suite knows (checkBody).
 var routeKinds = map[string]int{
-	manifest.RouteIndex:         kindIndex,
-	manifest.RouteOpenAPI:       kindOpenAPI,
-	manifest.RouteLifePathList:  kindList,
-	manifest.RouteLifePath:      kindLifePath,
-	manifest.RouteMatrix:        kindMatrix,
-	manifest.RouteLifePathDate:  kindLifePathDate,
-	manifest.RouteArcanaList:    kindArcanaList,
-	manifest.RouteArcana:        kindArcana,
-	manifest.RoutePositions:     kindPositions,
-	manifest.RouteCompatibility: kindCompatibility,
+	manifest.RouteIndex:          kindIndex,
+	manifest.RouteOpenAPI:        kindOpenAPI,
+	manifest.RouteLifePathList:   kindList,
+	manifest.RouteLifePath:       kindLifePath,
+	manifest.RouteMatrix:         kindMatrix,
+	manifest.RouteLifePathDate:   kindLifePathDate,
+	manifest.RouteArcanaList:     kindArcanaList,
+	manifest.RouteArcana:         kindArcana,
+	manifest.RoutePositions:      kindPositions,
+	manifest.RouteCompatibility:  kindCompatibility,
+	manifest.RouteSquare:         kindSquare,
+	manifest.RouteSquareMeanings: kindSquareMeanings,
 }
 
 // rowExpect is the answer to a route's value (raw order): the file of its canonical form.
@@ -456,7 +461,7 @@ func (s *suite) rowExpect(r manifest.Route, vals []int) expect {
 	}
 	e := s.fileExpect(r.FilePath(c), routeKinds[r.Name])
 	switch e.kind {
-	case kindMatrix, kindLifePathDate:
+	case kindMatrix, kindLifePathDate, kindSquare:
 		e.date = [3]int{c[0], c[1], c[2]}
 	case kindCompatibility:
 		e.pair = [2]int{c[0], c[1]}
@@ -1264,6 +1269,10 @@ func (s *suite) checkBody(t *testing.T, what string, body []byte, want expect) {
 		s.checkPositions(t, what, body)
 	case kindCompatibility:
 		s.checkCompatibility(t, what, body, want)
+	case kindSquare:
+		s.checkSquare(t, what, body, want)
+	case kindSquareMeanings:
+		s.checkSquareMeanings(t, what, body)
 	}
 }
 

@@ -59,6 +59,9 @@ const (
 	RouteArcana        = "arcana"
 	RoutePositions     = "positions"
 	RouteCompatibility = "compatibility"
+	// The Pythagoras square (docs/design.md §13): the texts, and the square of a date.
+	RouteSquareMeanings = "square-meanings"
+	RouteSquare         = "square"
 )
 
 // Error keys, as used in EdgeConfig.Errors.

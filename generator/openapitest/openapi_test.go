@@ -82,7 +82,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		return &xs[len(xs)-1]
 	}
 	api := srv.URL + manifest.APIPrefix
-	routes := []string{"", "/openapi.json", "/life-path", "/life-path/7", "/matrix/15/5/1990", "/life-path/15/5/1990", "/arcana", "/arcana/7", "/positions", "/compatibility/3/11", "/compatibility/11/3"}
+	routes := []string{"", "/openapi.json", "/life-path", "/life-path/7", "/matrix/15/5/1990", "/life-path/15/5/1990", "/arcana", "/arcana/7", "/positions", "/compatibility/3/11", "/compatibility/11/3", "/square/meanings", "/square/15/5/1990"}
 	for _, r := range routes {
 		for _, r := range []string{r, r + "/"} { // one trailing slash is tolerated
 			ok := add("GET "+r, http.MethodGet, api+r, 200, "", nil)
@@ -122,6 +122,15 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	// answers.
 	add("400 /matrix", http.MethodGet, api+"/matrix", 400, "InvalidDate", nil)
 	add("400 /matrix/", http.MethodGet, api+"/matrix/", 400, "InvalidDate", nil)
+	for _, date := range append(sampleDates(), "9/1/2100") { // 09.01.2100: W3 is −5
+		add("square of "+date, http.MethodGet, api+"/square/"+date, 200, "", nil)
+	}
+	for _, p := range []string{"/square/30/2/1990", "/square/29/2/2100", "/square/1/1/2101", "/square/0/1/1990"} {
+		add("400 "+p, http.MethodGet, api+p, 400, "", nil)
+	}
+	add("400 /square", http.MethodGet, api+"/square", 400, "InvalidDate", nil)
+	add("400 /square/", http.MethodGet, api+"/square/", 400, "InvalidDate", nil)
+	add("404 /square/meanings/1", http.MethodGet, api+"/square/meanings/1", 404, "NotFound", nil)
 	add("400 /matrix/1/1", http.MethodGet, api+"/matrix/1/1", 400, "InvalidDate", nil)
 	add("405 DELETE /matrix", http.MethodDelete, api+"/matrix", 405, "MethodNotAllowed", nil)
 	add("OPTIONS /matrix", http.MethodOptions, api+"/matrix", 204, "Preflight", nil)
@@ -156,9 +165,9 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 
 	limited := testsupport.ServeTree(t, tree, 1)
 	fetch(t, http.MethodGet, limited.URL+manifest.APIPrefix+"/matrix/1/1/1990", nil)
-	for _, p := range []string{"/matrix/1/1/1990", "/matrix", "/matrix/30/2/1990/", "/life-path/1/1/1990", "/life-path/30/2/1990"} {
+	for _, p := range []string{"/matrix/1/1/1990", "/matrix", "/matrix/30/2/1990/", "/life-path/1/1/1990", "/life-path/30/2/1990", "/square/1/1/1990", "/square/30/2/1990", "/square"} {
 		fixture := ""
-		if p == "/matrix" {
+		if p == "/matrix" || p == "/square" {
 			fixture = "TooManyRequests"
 		}
 		x := add("429 "+p, http.MethodGet, limited.URL+manifest.APIPrefix+p, 429, fixture, nil)
@@ -231,6 +240,21 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		}},
 		{"compatibility of a pair not in order", "GET /compatibility/11/3", func(x *exchange) {
 			x.body = bytes.Replace(x.body, []byte(`"numbers":[3,11]`), []byte(`"numbers":[3,10]`), 1)
+		}},
+		{"square: a count below zero", "GET /square/15/5/1990", func(x *exchange) {
+			x.body = bytes.Replace(x.body, []byte(`"count":0,`), []byte(`"count":-1,`), 1)
+		}},
+		{"square: five working numbers", "GET /square/15/5/1990", func(x *exchange) {
+			x.body = bytes.Replace(x.body, []byte(`"working_numbers":[30,`), []byte(`"working_numbers":[1,30,`), 1)
+		}},
+		{"square: digits of another cell", "GET /square/15/5/1990", func(x *exchange) {
+			x.body = bytes.Replace(x.body, []byte(`"digits":"111"`), []byte(`"digits":"121"`), 1)
+		}},
+		{"square: a line missing", "GET /square/15/5/1990", func(x *exchange) {
+			x.body = bytes.Replace(x.body, []byte(`"purpose":`), []byte(`"aim":`), 1)
+		}},
+		{"square meanings: a tenth cell", "GET /square/meanings", func(x *exchange) {
+			x.body = bytes.Replace(x.body, []byte(`"cell":9,`), []byte(`"cell":10,`), 1)
 		}},
 		{"extra field", "GET /life-path/7", func(x *exchange) {
 			x.body = bytes.Replace(x.body, []byte(`{"number"`), []byte(`{"extra":1,"number"`), 1)

@@ -135,10 +135,12 @@ func (c *archiveCheck) name(full string) (string, bool) {
 // Bounds on what VerifyArchive holds in memory, whatever the archive claims or expands to.
 const (
 	// MaxKeptEntry is the largest SHA256SUMS or datapackage.json read into memory; a larger
-	// one is a problem of the archive. The full dataset's SHA256SUMS is ~7.5 MB.
-	MaxKeptEntry = 16 << 20
-	// MaxEntries is the most entries checked; the full dataset has ~73,500.
-	MaxEntries = 1 << 18
+	// one is a problem of the archive. The full dataset's SHA256SUMS is ~24 MB (three date
+	// routes of 73,414 records each); this holds the lines of MaxEntries files.
+	MaxKeptEntry = 64 << 20
+	// MaxEntries is the most entries checked; the full dataset has ~221,000 (three date
+	// routes), and a fourth would still fit.
+	MaxEntries = 1 << 19
 	// MaxEntryName is the longest entry name accepted; the dataset's are under 100 bytes.
 	MaxEntryName = 1024
 )

@@ -3,7 +3,7 @@ package rules
 import "strings"
 
 // Square is the Pythagoras square (психоматрица) of a date by the classic method of
-// docs/design.md §13.
+// docs/design.md §14.
 type Square struct {
 	// Working holds the working numbers W1–W4. W3 is zero or negative for some dates from
 	// 2000 on; it is kept signed, so a record shows it as it came out. Its digits, for W4
@@ -87,7 +87,7 @@ func SquareLineKeys() []string {
 	return keys
 }
 
-// Band is how strong a line is, from its sum (docs/design.md §13).
+// Band is how strong a line is, from its sum (docs/design.md §14).
 type Band int
 
 // The bands. A line has three cells, so a sum of 3 is one digit a cell: 3–5 is the middle,
@@ -118,7 +118,7 @@ func LineBand(sum int) Band {
 	return BandHigh
 }
 
-// ComputeSquare applies the square rule of docs/design.md §13 to a date. The date is not
+// ComputeSquare applies the square rule of docs/design.md §14 to a date. The date is not
 // validated. Every date gets the same classic rule: no variant adds 19 for years from 2000.
 func ComputeSquare(day, month, year int) Square {
 	var s Square

@@ -24,7 +24,7 @@ func squareCells(s *Square) string {
 
 // TestSquareVectors checks the shared golden vectors (testdata/square.csv, a verbatim copy).
 // Their "?" columns are the dates with W3 ≤ 0, left open for the project to decide
-// (docs/design.md §13); each of those dates is worked by hand in TestSquareHandVectors.
+// (docs/design.md §14); each of those dates is worked by hand in TestSquareHandVectors.
 func TestSquareVectors(t *testing.T) {
 	rows := readCSV(t, "square.csv")
 	if got := strings.Join(rows[0], ","); got != "date,w1,w2,w3,w4,c1,c2,c3,c4,c5,c6,c7,c8,c9" {
@@ -138,7 +138,7 @@ var squareHandVectors = []squareVector{
 	// Digits 2 2 2 2 2 2 · 1 2 · 3 · 8 · 8. Counts 1 7 1 0 0 0 0 2 0.
 	{"2022-02-22", [4]int{12, 3, 8, 8}, "1,2222222,3,-,-,-,-,88,-", nil},
 
-	// W3 ≤ 0 (docs/design.md §13). W3 is kept signed; its digits are those of its absolute
+	// W3 ≤ 0 (docs/design.md §14). W3 is kept signed; its digits are those of its absolute
 	// value, for W4 and for the cells alike, because a minus sign is not a digit.
 
 	// 03.01.2000, W3 = 0: 3 1 2 0 0 0 → 6; 6; 6 − 6 = 0; 0. W3 and W4 add no digit.
@@ -259,13 +259,13 @@ func TestSquareProperties(t *testing.T) {
 	if n != 73414 {
 		t.Fatalf("dates in range = %d, want 73414", n)
 	}
-	// docs/design.md §13 states this figure: 159 dates with W3 = 0 and 264 below zero.
+	// docs/design.md §14 states this figure: 159 dates with W3 = 0 and 264 below zero.
 	if nonPositive != 423 {
 		t.Errorf("%d dates with W3 ≤ 0, want 423", nonPositive)
 	}
 }
 
-// TestSquareCounts pins the counts each cell takes over the range (docs/design.md §13):
+// TestSquareCounts pins the counts each cell takes over the range (docs/design.md §14):
 // content must have a short reading for each. When the rule or the range changes and this
 // fails, the texts need the new counts.
 func TestSquareCounts(t *testing.T) {
@@ -298,7 +298,7 @@ func TestSquareBands(t *testing.T) {
 	if got := LineBand(12); got != BandHigh {
 		t.Errorf("LineBand(12) = %s, want high", got.Key())
 	}
-	// How many dates of the range fall in each band, low, medium, high (docs/design.md §13
+	// How many dates of the range fall in each band, low, medium, high (docs/design.md §14
 	// gives these as shares). Every line takes every band, so no line reading is dead text.
 	want := [NumSquareLines][NumBands]int{
 		{8397, 46902, 18115},  // purpose 1-4-7
@@ -349,7 +349,7 @@ func TestSquareLineKeys(t *testing.T) {
 }
 
 // TestSquareAcceptance compares ComputeSquare, for every date of the range, with a second
-// implementation of docs/design.md §13 written here from the text of the rule: it works on
+// implementation of docs/design.md §14 written here from the text of the rule: it works on
 // the date as a string of digits, walks the calendar with time.Time, reads the lines off a
 // drawn grid, and calls nothing of the rules package.
 func TestSquareAcceptance(t *testing.T) {

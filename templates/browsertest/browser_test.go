@@ -200,7 +200,7 @@ func TestPagesFitPhone(t *testing.T) {
 	srv := serveTree(t, generateTree(t, []int{1990}), 0, nil)
 	ctx := newBrowser(t)
 	do(t, ctx, chromedp.EmulateViewport(360, 740))
-	for _, p := range []string{"/", "/life-path", "/life-path/22", "/matrix", "/matrix/details?date=" + vectorDate, "/arcana", "/arcana/22", "/compatibility", "/compatibility/3/11", "/no-such-page"} {
+	for _, p := range []string{"/", "/life-path", "/life-path/22", "/matrix", "/matrix/details?date=" + vectorDate, "/arcana", "/arcana/22", "/compatibility", "/compatibility/3/11", "/square", "/square/details?date=" + vectorDate, "/no-such-page"} {
 		t.Run(p, func(t *testing.T) {
 			do(t, ctx, chromedp.Navigate(srv.URL+p), chromedp.WaitReady(chromedp.CSS(`footer`)))
 			if p == "/matrix/details?date="+vectorDate {

@@ -13,14 +13,14 @@ import (
 	"github.com/opennumerology/numerology/generator/generatortest"
 )
 
-// TestShareImagesLoad opens every page of the sitemap, the details page and the 404 page
+// TestShareImagesLoad opens every page of the sitemap, the details pages and the 404 page
 // in Chromium and loads the picture its og:image names: the URL must be absolute on the
 // site's address, twitter:image must name the same, and the picture (fetched from the
 // local server at the same path) must decode as an image/png of 1200×630.
 func TestShareImagesLoad(t *testing.T) {
 	site := generatortest.Site(t)
 	srv := serveTree(t, generateTree(t, []int{1990}), 0, nil)
-	pages := append(sitemapPaths(t, srv.URL, site.SiteURL), "/matrix/details?date="+vectorDate, "/no-such-page")
+	pages := append(sitemapPaths(t, srv.URL, site.SiteURL), "/matrix/details?date="+vectorDate, "/square/details?date="+vectorDate, "/no-such-page")
 	if len(pages) < 5 {
 		t.Fatalf("the sitemap lists %d pages: %v", len(pages), pages)
 	}

@@ -1,0 +1,297 @@
+package browsertest
+
+import (
+	"encoding/csv"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/opennumerology/numerology/generator/rules"
+	"github.com/opennumerology/numerology/internal/testsupport"
+)
+
+// squareGrid is what the square's details page draws: the working numbers, each cell's
+// digits and count, each line's sum.
+type squareGrid struct {
+	Working string            `json:"working"`
+	Digits  map[string]string `json:"digits"`
+	Counts  map[string]string `json:"counts"`
+	Sums    map[string]string `json:"sums"`
+}
+
+const squareGridJS = `(() => {
+	const out = {working: document.getElementById("working").textContent, digits: {}, counts: {}, sums: {}};
+	for (const e of document.querySelectorAll("#grid [data-cell]")) {
+		out.digits[e.dataset.cell] = e.querySelector(".sq-cell-digits").textContent;
+		out.counts[e.dataset.cell] = e.dataset.count;
+	}
+	for (const e of document.querySelectorAll("#grid [data-line]")) out.sums[e.dataset.line] = e.querySelector(".sq-sum-num").textContent;
+	return out;
+})()`
+
+// TestSquareDetailsPage opens the square's details page of a date in Chromium and checks
+// the grid against the golden vector (testdata/square-1990-05-15.csv, a row of the shared
+// vectors) and the Go rule, a date whose W3 is below zero against the Go rule, then the
+// friendly messages of a bad date, a 429 and a network error. The page draws the square
+// itself and checks it against the API record, so the API's errors are reported under the
+// citation while the square stays.
+func TestSquareDetailsPage(t *testing.T) {
+	tree := generateTree(t, []int{1990, 2000})
+	var apiCalls atomic.Int64
+	h := testsupport.TreeHandler(t, tree, 0)
+	srv := testsupport.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/public/square") {
+			apiCalls.Add(1)
+		}
+		h.ServeHTTP(w, r)
+	}))
+	ctx := newBrowser(t)
+
+	for _, date := range []string{vectorDate, "2000-01-09"} {
+		t.Run(date, func(t *testing.T) {
+			do(t, ctx,
+				chromedp.Navigate(srv.URL+"/square/details?date="+date),
+				chromedp.WaitVisible(chromedp.CSS(`#grid[data-state="ready"]`)),
+			)
+			got := eval[squareGrid](t, ctx, squareGridJS)
+			var y, m, d int
+			fmt.Sscanf(date, "%d-%d-%d", &y, &m, &d)
+			sq := rules.ComputeSquare(d, m, y)
+			if want := fmt.Sprintf("%d, %d, %d, %d", sq.Working[0], sq.Working[1], sq.Working[2], sq.Working[3]); got.Working != want {
+				t.Errorf("working numbers %q, want %q", got.Working, want)
+			}
+			for c := 1; c <= 9; c++ {
+				want := sq.Digits(c)
+				if want == "" {
+					want = "—"
+				}
+				if k := strconv.Itoa(c); got.Digits[k] != want || got.Counts[k] != strconv.Itoa(sq.Counts[c-1]) {
+					t.Errorf("cell %d shows %q (count %s), want %q", c, got.Digits[k], got.Counts[k], want)
+				}
+			}
+			for l := range rules.NumSquareLines {
+				key := rules.SquareLine(l).Key()
+				if got.Sums[key] != strconv.Itoa(sq.Lines[l]) {
+					t.Errorf("line %s shows %q, want %d", key, got.Sums[key], sq.Lines[l])
+				}
+			}
+			if date == vectorDate {
+				w, cells := goldenSquare(t, date)
+				if got.Working != w {
+					t.Errorf("working numbers %q, the golden vector %q", got.Working, w)
+				}
+				for c, want := range cells {
+					if got.Digits[strconv.Itoa(c+1)] != want {
+						t.Errorf("cell %d shows %q, the golden vector %q", c+1, got.Digits[strconv.Itoa(c+1)], want)
+					}
+				}
+			}
+			if title := get(t, ctx, chromedp.Text(chromedp.CSS(`#details-title`))); !strings.Contains(title, fmt.Sprintf("%02d.%02d.%d", d, m, y)) {
+				t.Errorf("title %q does not name the date", title)
+			}
+			if msg := friendlyMessage(t, ctx, "", "#api-status", "ok"); !strings.Contains(msg, "совпадает с записью API") {
+				t.Errorf("api status = %q, want it to say the drawing matches the API record", msg)
+			}
+			rec := eval[map[string]any](t, ctx, fmt.Sprintf(`fetch("/api/public/square/%d/%d/%d").then(r => r.json())`, d, m, y), chromedp.EvalAwaitPromise)
+			if got, want := get(t, ctx, chromedp.Text(chromedp.CSS(`#citation`))), rec["suggested_citation"].(string)+"\n"+rec["attribution"].(string); got != want {
+				t.Errorf("citation = %q, want the record's %q", got, want)
+			}
+			screenshot(t, ctx, "square-"+date+".png")
+		})
+	}
+
+	t.Run("bad-date", func(t *testing.T) {
+		before := apiCalls.Load()
+		msg := friendlyMessage(t, ctx, srv.URL+"/square/details?date=1990-02-30", "#status", "bad-date")
+		if !strings.Contains(msg, "30.02.1990 нет в календаре") || !strings.Contains(msg, "28 дней") {
+			t.Errorf("bad date message = %q, want it to say that 30.02.1990 does not exist and February 1990 has 28 days", msg)
+		}
+		if n := apiCalls.Load() - before; n != 0 {
+			t.Errorf("the page called the API %d times for a bad date, want 0", n)
+		}
+		if !eval[bool](t, ctx, `document.getElementById("result").hidden`) {
+			t.Error("the square is shown for a bad date")
+		}
+	})
+
+	t.Run("rate-limit", func(t *testing.T) {
+		limited := serveTree(t, tree, 1, nil)
+		friendlyMessage(t, ctx, limited.URL+"/square/details?date="+vectorDate, "#api-status", "ok")
+		msg := friendlyMessage(t, ctx, limited.URL+"/square/details?date=1990-05-16", "#api-status", "rate-limit")
+		if !strings.Contains(msg, "Слишком много запросов") || !strings.Contains(msg, "через") {
+			t.Errorf("429 message = %q, want it to say to wait", msg)
+		}
+		if got := eval[string](t, ctx, `document.querySelector('#grid [data-line="purpose"] .sq-sum-num').textContent`); got != strconv.Itoa(rules.ComputeSquare(16, 5, 1990).Lines[rules.RowPurpose]) {
+			t.Errorf("purpose = %s for 16.05.1990 under a 429, want the drawn sum", got)
+		}
+	})
+
+	t.Run("network-error", func(t *testing.T) {
+		down := httptest.NewServer(dropAPI(t, tree))
+		t.Cleanup(down.Close)
+		if msg := friendlyMessage(t, ctx, down.URL+"/square/details?date="+vectorDate, "#api-status", "network"); !strings.Contains(msg, "Нет связи с сервером") {
+			t.Errorf("network error message = %q", msg)
+		}
+	})
+}
+
+// TestSquareRuleMatchesGo checks the details page's own square rule against the
+// generator's for every date of the range: the page draws a date before the API answers.
+func TestSquareRuleMatchesGo(t *testing.T) {
+	srv := serveTree(t, generateTree(t, []int{1990}), 0, nil)
+	ctx := newBrowser(t)
+	do(t, ctx, chromedp.Navigate(srv.URL+"/square/details"), chromedp.WaitReady(chromedp.CSS(`#status[data-state="empty"]`)))
+	// One line per date, "d.m.y:w1,w2,w3,w4:c1,…,c9:l1,…,l8", for every date of the range.
+	js := `(() => {
+		const out = [];
+		for (let y = ` + strconv.Itoa(rules.FirstYear) + `; y <= ` + strconv.Itoa(rules.LastYear) + `; y++)
+			for (let m = 1; m <= 12; m++)
+				for (let d = 1; d <= new Date(Date.UTC(y, m, 0)).getUTCDate(); d++) {
+					const s = window.numerologySquareOf(d, m, y);
+					out.push(d + "." + m + "." + y + ":" + s.working.join(",") + ":" + s.counts.join(",") + ":" + s.lines.join(","));
+				}
+		return out.join("\n");
+	})()`
+	got := strings.Split(eval[string](t, ctx, js), "\n")
+	join := func(ns []int) string {
+		s := make([]string, len(ns))
+		for i, n := range ns {
+			s[i] = strconv.Itoa(n)
+		}
+		return strings.Join(s, ",")
+	}
+	var want []string
+	negative := 0
+	for y := rules.FirstYear; y <= rules.LastYear; y++ {
+		for m := 1; m <= 12; m++ {
+			for d := 1; d <= rules.DaysIn(m, y); d++ {
+				sq := rules.ComputeSquare(d, m, y)
+				if sq.Working[2] <= 0 {
+					negative++
+				}
+				want = append(want, fmt.Sprintf("%d.%d.%d:%s:%s:%s", d, m, y, join(sq.Working[:]), join(sq.Counts[:]), join(sq.Lines[:])))
+			}
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("the page computed %d dates, want %d", len(got), len(want))
+	}
+	if negative == 0 {
+		t.Fatal("no date of the range has W3 ≤ 0: the comparison would not cover them")
+	}
+	bad := 0
+	for i := range want {
+		if got[i] != want[i] && bad < 5 {
+			t.Errorf("page: %s, generator: %s", got[i], want[i])
+			bad++
+		}
+	}
+}
+
+// TestSquareLayoutShift measures the cumulative layout shift of the square's details page
+// with the Layout Instability API while the API answers slowly, as TestDetailsLayoutShift
+// does for the matrix: a date, a date whose W3 is below zero, a bad date, a date out of
+// range, a 429, a 5xx and a dropped connection, on a desktop and a phone screen; and the
+// square page itself.
+func TestSquareLayoutShift(t *testing.T) {
+	tree := generateTree(t, []int{1990, 2000})
+	serve := func(h http.Handler) *httptest.Server {
+		srv := httptest.NewServer(h)
+		t.Cleanup(srv.Close)
+		return srv
+	}
+	srv := serve(slowAPI(t, tree, 0, nil))
+	limited := serve(slowAPI(t, tree, 1, nil))
+	failing := serve(slowAPI(t, tree, 0, func(w http.ResponseWriter) { http.Error(w, "boom", http.StatusBadGateway) }))
+	down := serve(slowAPI(t, tree, 0, func(w http.ResponseWriter) {
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+	}))
+	ctx := newBrowser(t)
+
+	details := "/square/details?date="
+	tests := []struct {
+		name  string
+		first string // opened before, to use up the rate limit
+		url   string
+		done  string // the selector of the page's final state
+	}{
+		{name: "date", url: srv.URL + details + vectorDate, done: `#api-status[data-state="ok"]`},
+		{name: "w3-below-zero", url: srv.URL + details + "2000-01-09", done: `#api-status[data-state="ok"]`},
+		{name: "bad-date", url: srv.URL + details + "1990-02-30", done: `#status[data-state="bad-date"]`},
+		{name: "out-of-range", url: srv.URL + details + "2101-01-01", done: `#status[data-state="bad-date"]`},
+		{name: "rate-limit", first: limited.URL + details + vectorDate,
+			url: limited.URL + details + "1990-05-16", done: `#api-status[data-state="rate-limit"]`},
+		{name: "server-error", url: failing.URL + details + vectorDate, done: `#api-status[data-state="server"]`},
+		{name: "network-error", url: down.URL + details + vectorDate, done: `#api-status[data-state="network"]`},
+		{name: "square-page", url: srv.URL + "/square", done: `footer`},
+	}
+	for _, screen := range []struct {
+		name          string
+		width, height int64
+	}{{"desktop", 1280, 900}, {"phone", 360, 740}} {
+		do(t, ctx, chromedp.EmulateViewport(screen.width, screen.height))
+		for _, tt := range tests {
+			t.Run(screen.name+"/"+tt.name, func(t *testing.T) {
+				if tt.first != "" {
+					do(t, ctx, chromedp.Navigate(tt.first), chromedp.WaitReady(chromedp.CSS(`#api-status[data-state="ok"]`)))
+				}
+				do(t, ctx, chromedp.Navigate(tt.url), chromedp.WaitReady(chromedp.CSS(tt.done)))
+				cls := eval[float64](t, ctx, layoutShiftJS, chromedp.EvalAwaitPromise)
+				t.Logf("CLS %.4f", cls)
+				if cls > maxLayoutShift {
+					t.Errorf("cumulative layout shift %.4f, want ≤ %.1f", cls, maxLayoutShift)
+				}
+				if tt.name != "square-page" {
+					if fits := eval[bool](t, ctx, apiStatusFitsJS); !fits {
+						t.Errorf("the API status message is taller than the space reserved for it: %s", eval[string](t, ctx, `(() => { const e = document.getElementById("api-status"); return e.getBoundingClientRect().height + " > " + getComputedStyle(e).minHeight; })()`))
+					}
+				}
+				if width := eval[int](t, ctx, `document.documentElement.scrollWidth`); width > int(screen.width) {
+					t.Errorf("the page is %d px wide at a %d px viewport", width, screen.width)
+				}
+				screenshot(t, ctx, "square-cls-"+screen.name+"-"+tt.name+".png")
+			})
+		}
+	}
+}
+
+// goldenSquare reads the golden working numbers ("30, 3, 28, 10") and cells ("—" for an
+// empty one) of a date from testdata (a copy of the shared vectors' row).
+func goldenSquare(t *testing.T, date string) (string, []string) {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "square-"+date+".csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rows[1:] {
+		if row[0] != date {
+			continue
+		}
+		cells := make([]string, 9)
+		for i, c := range row[5:14] {
+			if c == "-" {
+				c = "—"
+			}
+			cells[i] = c
+		}
+		return strings.Join(row[1:5], ", "), cells
+	}
+	t.Fatalf("testdata has no row for %s", date)
+	return "", nil
+}
