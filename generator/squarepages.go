@@ -223,7 +223,7 @@ func (p *pageRenderer) squareJSON(doc *squareDoc) (htmltemplate.JS, error) {
 	}
 	var lines []line
 	for _, l := range doc.Meanings.Lines {
-		lines = append(lines, line{l.Key, l.Name, l.Cells, l.Description, l.Readings})
+		lines = append(lines, line(l))
 	}
 	v := struct {
 		SiteTitle    string       `json:"siteTitle"`

@@ -57,14 +57,10 @@ func miniTree(t *testing.T, dir string) {
 		"api/public/errors/not-found.json": `{"error":"not_found"}` + "\n",
 	}
 	writeFiles(t, dir, files)
-	edge, err := testSite(t).EdgeConfig() // a valid config: the tree's files are few
-	if err != nil {
-		t.Fatal(err)
-	}
 	m := &manifest.Manifest{
 		APIVersion: manifest.APIVersion,
 		Generator:  manifest.Generator,
-		Edge:       edge,
+		Edge:       miniEdge(t),
 	}
 	var list []manifest.File
 	for p, body := range files {

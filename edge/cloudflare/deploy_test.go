@@ -157,10 +157,6 @@ func distinctHashes(p *cloudflare.Plan) map[string]bool {
 	return h
 }
 
-// routes is the route table, whose rows with packed files name the per-date files the
-// generated .assetsignore lists.
-var routes = generator.Routes()
-
 // notUploaded reports whether a tree file stays out of the live version: _headers (sent as
 // header rules), .assetsignore itself and what the generated .assetsignore lists (the
 // per-date files of every date route, the error bodies).
