@@ -22,6 +22,7 @@ import (
 	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/internal/assetsignore"
+	"github.com/opennumerology/numerology/internal/humanize"
 	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
@@ -828,7 +829,7 @@ func TestPlanAssets(t *testing.T) {
 	}
 	var out bytes.Buffer
 	p.Write(&out)
-	if want := fmt.Sprintf("  ignored    %d files, ", ignored); !strings.Contains(out.String(), want) {
+	if want := "  ignored    " + humanize.Count(int64(ignored)) + " files, "; !strings.Contains(out.String(), want) {
 		t.Errorf("plan output lacks %q:\n%s", want, out.String())
 	}
 	if a, b := cloudflare.AssetHash(strings.Repeat("ab", 32), "/x.json"), cloudflare.AssetHash(strings.Repeat("ab", 32), "/x.html"); a == b {

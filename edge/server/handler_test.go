@@ -221,9 +221,12 @@ func TestCheckTree(t *testing.T) {
 			remove(t, dir, m.Files[len(m.Files)/2].Path)
 		}, true},
 		{"many files missing", func(t *testing.T, dir string, m *manifest.Manifest) {
-			os.RemoveAll(filepath.Join(dir, "api", "public", "matrix", "1"))
-			os.RemoveAll(filepath.Join(dir, "api", "public", "matrix", "2"))
-			os.RemoveAll(filepath.Join(dir, "api", "public", "matrix", "3"))
+			// The per-date files of days 1–3 of every date route: a tenth of the tree.
+			for _, r := range []string{"matrix", "life-path", "square"} {
+				for _, d := range []string{"1", "2", "3"} {
+					os.RemoveAll(filepath.Join(dir, "api", "public", r, d))
+				}
+			}
 		}, false},
 		{"error body missing", func(t *testing.T, dir string, m *manifest.Manifest) {
 			remove(t, dir, m.Edge.Errors[manifest.ErrInvalidDate].File)
