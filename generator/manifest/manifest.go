@@ -59,7 +59,7 @@ const (
 	RouteArcana        = "arcana"
 	RoutePositions     = "positions"
 	RouteCompatibility = "compatibility"
-	// The Pythagoras square (docs/design.md §13): the texts, and the square of a date.
+	// The Pythagoras square (docs/design.md §14): the texts, and the square of a date.
 	RouteSquareMeanings = "square-meanings"
 	RouteSquare         = "square"
 )
