@@ -196,21 +196,7 @@ func TestProblems(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := Load(fixture(t, tt.edits(t)), "content", testRules)
-			var errs Errors
-			if !errors.As(err, &errs) {
-				t.Fatalf("Load error = %v, want Errors", err)
-			}
-			if len(errs) != len(tt.want) {
-				t.Fatalf("got %d problems, want %d:\n%v", len(errs), len(tt.want), err)
-			}
-			for i, w := range tt.want {
-				if got := errs[i].String(); !strings.HasPrefix(got, w) {
-					t.Errorf("problem %d = %q, want prefix %q", i, got, w)
-				}
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { wantProblems(t, tt.edits(t), tt.want) })
 	}
 }
 
@@ -293,5 +279,24 @@ func TestSpecialFilesRefused(t *testing.T) {
 				t.Fatalf("Load error = %v, want the one problem %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// wantProblems loads the fixture with edits and checks that Load reports exactly the
+// problems want, in order, each by its prefix.
+func wantProblems(t *testing.T, edits map[string]string, want []string) {
+	t.Helper()
+	_, err := Load(fixture(t, edits), "content", testRules)
+	var errs Errors
+	if !errors.As(err, &errs) {
+		t.Fatalf("Load error = %v, want Errors", err)
+	}
+	if len(errs) != len(want) {
+		t.Fatalf("got %d problems, want %d:\n%v", len(errs), len(want), err)
+	}
+	for i, w := range want {
+		if got := errs[i].String(); !strings.HasPrefix(got, w) {
+			t.Errorf("problem %d = %q, want prefix %q", i, got, w)
+		}
 	}
 }

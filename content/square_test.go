@@ -153,21 +153,7 @@ func TestSquareProblems(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := Load(fixture(t, tt.edits(t)), "content", testRules)
-			var errs Errors
-			if !errors.As(err, &errs) {
-				t.Fatalf("Load error = %v, want Errors", err)
-			}
-			if len(errs) != len(tt.want) {
-				t.Fatalf("got %d problems, want %d:\n%v", len(errs), len(tt.want), err)
-			}
-			for i, w := range tt.want {
-				if got := errs[i].String(); !strings.HasPrefix(got, w) {
-					t.Errorf("problem %d = %q, want prefix %q", i, got, w)
-				}
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { wantProblems(t, tt.edits(t), tt.want) })
 	}
 }
 
