@@ -21,8 +21,8 @@ func TestCheckRoutes(t *testing.T) {
 		want   string
 	}{
 		{"a row without a renderer", func(rs []manifest.Route) []manifest.Route {
-			return append(rs, manifest.Route{Name: "square", Pattern: manifest.APIPrefix + "/square", File: "api/public/square.json", Example: manifest.APIPrefix + "/square"})
-		}, "route square has no renderer"},
+			return append(rs, manifest.Route{Name: "tarot", Pattern: manifest.APIPrefix + "/tarot", File: "api/public/tarot.json", Example: manifest.APIPrefix + "/tarot"})
+		}, "route tarot has no renderer"},
 		{"a renderer without a row", func(rs []manifest.Route) []manifest.Route {
 			return slices.DeleteFunc(rs, func(r manifest.Route) bool { return r.Name == manifest.RoutePositions })
 		}, "renderer positions has no route"},

@@ -173,7 +173,7 @@ func firstDigitOf(n int) int { return int(strconv.Itoa(n)[0] - '0') }
 func (p *pageRenderer) squarePage() page {
 	return page{file: SquarePage, template: "square.html", path: "/square", indexed: true,
 		card:        cards.Card{Title: "Квадрат Пифагора"},
-		title:       "Квадрат Пифагора (психоматрица) по дате рождения — " + p.s.Content.Site.Title,
+		title:       "Квадрат Пифагора (психоматрица) по дате рождения",
 		description: "Квадрат Пифагора по дате рождения: как считаются рабочие числа, что означают девять клеток и восемь линий. Расчёт для любой даты с 1900 по 2100 год.",
 		fill: func(d *pageData) (err error) {
 			d.Square, err = p.squareDocOf()
