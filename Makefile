@@ -42,13 +42,13 @@ test-tools:
 
 ## test: everything CI runs: checks, all Go tests (server, worker, pages, pack, deploy), and a full-range generate + verify
 test: check test-tools $(BIN)
-	$(GO) test -count=1 -timeout 15m ./...
+	NUMEROLOGY_TEST_NO_SKIP=1 $(GO) test -count=1 -timeout 15m ./...
 	@# Bounded: 20 s of fuzzing the content loader; an input that hangs the YAML library fails
 	@# within two minutes instead of holding CI.
 	$(GO) test -run='^$$' -fuzz=FuzzLoad -fuzztime=20s -fuzzminimizetime=2s -timeout 2m ./content/
 	scripts/full-range.sh $(BIN)
 
-## check: formatting, vet, staticcheck, tidy modules, the generator's import rule, no route literals in the edges, and actionlint on the workflows
+## check: formatting, vet, staticcheck, tidy modules, the import rules, no route literals in the edges, every skip through testsupport, and actionlint on the workflows
 check:
 	@out=$$(gofmt -l $$(git ls-files '*.go') 2>/dev/null); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
 	$(GO) vet ./...
@@ -56,6 +56,7 @@ check:
 	$(GO) mod tidy -diff
 	scripts/check-imports.sh
 	scripts/check-route-literals.sh
+	scripts/check-skips.sh
 	$(GO) tool actionlint
 
 ## bench: every benchmark (each prints ratios against its baseline)

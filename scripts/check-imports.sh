@@ -20,3 +20,10 @@ if [ -n "$bad" ]; then
 	echo "content imports the generator: $bad" >&2
 	exit 1
 fi
+# internal/ holds leaves the edges and the generator share: it imports nothing of the edges,
+# test files included (the helpers that start a server live in edge/server/servertest).
+bad=$(go list -test -deps ./internal/... | grep -E '^github\.com/opennumerology/numerology/edge/' || true)
+if [ -n "$bad" ]; then
+	echo "internal/ imports the edges: $bad" >&2
+	exit 1
+fi

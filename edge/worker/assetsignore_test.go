@@ -17,6 +17,7 @@ import (
 	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/internal/assetsignore"
+	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
 // TestWranglerUploadsWhatDeployUploads: `wrangler deploy --dry-run` builds its assets
@@ -24,9 +25,7 @@ import (
 // ignores); the files it keeps are exactly the assets numerology deploy plans, for the
 // generated .assetsignore and for one with more of gitignore's rules added.
 func TestWranglerUploadsWhatDeployUploads(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs wrangler (Node)")
-	}
+	testsupport.SkipShort(t, "runs wrangler (Node)")
 	requireTools(t)
 	tests := []struct {
 		name  string
@@ -259,9 +258,7 @@ var ignorePaths = []string{
 // requires the same answer for every file and path, and the same refusal for a file
 // JavaScript cannot read.
 func TestAssetsIgnoreMatchesNpmIgnore(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs Node and the npm package ignore")
-	}
+	testsupport.SkipShort(t, "runs Node and the npm package ignore")
 	requireTools(t)
 	requireIgnorePackage(t)
 	files := slices.Clone(ignoreCorpus)
@@ -315,9 +312,7 @@ func TestAssetsIgnoreMatchesNpmIgnore(t *testing.T) {
 // that runs wrangler: a one-character rule against a one-character path, for every pair of
 // a Basic Multilingual Plane character and its toUpperCase and toLowerCase.
 func TestCanonicalizationMatchesNode(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs Node and the npm package ignore")
-	}
+	testsupport.SkipShort(t, "runs Node and the npm package ignore")
 	requireTools(t)
 	requireIgnorePackage(t)
 	const script = `

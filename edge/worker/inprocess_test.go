@@ -22,18 +22,16 @@ import (
 const inProcessWindow = 5 * time.Second
 
 // workerNode returns the worker's own Node (edge/worker/node_modules/.bin/node, the
-// devDependency pinned in package.json). When it is missing the test fails, or skips
-// under -short.
+// devDependency pinned in package.json). It skips under -short; otherwise a missing Node
+// fails the test.
 func workerNode(t *testing.T) string {
 	t.Helper()
 	bin, err := filepath.Abs(filepath.Join(edgeDir, "node_modules", ".bin", "node"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	testsupport.SkipShort(t, "runs the worker's Node")
 	if _, err := os.Stat(bin); err != nil {
-		if testing.Short() {
-			t.Skip("edge/worker/node_modules missing (make test-tools): skipped under -short")
-		}
 		t.Fatal("edge/worker/node_modules/.bin/node missing: run make test-tools (npm ci in edge/worker/)")
 	}
 	return bin
@@ -123,9 +121,6 @@ func TestNodeSuite(t *testing.T) {
 	t.Parallel()
 	workerNode(t)
 	if _, err := exec.LookPath("npm"); err != nil {
-		if testing.Short() {
-			t.Skip("npm not found: skipped under -short")
-		}
 		t.Fatal("npm not found on PATH: the worker tests need Node.js and npm (install Node, then run make test-tools)")
 	}
 	tree := generateTree(t, treeYears)

@@ -43,9 +43,7 @@ const toolTimeout = 3 * time.Minute
 // read with the tree's files. It also shows that the programs' type checks can fail, and
 // lints the document with Redocly and Spectral.
 func TestGeneratedClients(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs Node and the npm packages of generator/openapitest/clients (make test-tools)")
-	}
+	testsupport.SkipShort(t, "needs Node and the npm packages of generator/openapitest/clients (make test-tools)")
 	tools := requireClientTools(t)
 	bin := buildNumerology(t)
 	tree := filepath.Join(t.TempDir(), "out")

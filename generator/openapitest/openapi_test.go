@@ -22,11 +22,11 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
+	"github.com/opennumerology/numerology/edge/server/servertest"
 	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/rules"
-	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
 // treeYears are the years of the test tree: both ends of the range and one in between.
@@ -51,7 +51,7 @@ type exchange struct {
 
 func TestResponsesMatchOpenAPI(t *testing.T) {
 	tree := generateTree(t)
-	srv := testsupport.ServeTree(t, tree, 0)
+	srv := servertest.ServeTree(t, tree, 0)
 	ctx := context.Background()
 
 	// The document as served, not as generated: that is what clients load.
@@ -163,7 +163,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	d, m, y := missingDate[0], missingDate[1], missingDate[2]
 	add("500 missing file", http.MethodGet, fmt.Sprintf("%s/matrix/%d/%d/%d", api, d, m, y), 500, "", nil)
 
-	limited := testsupport.ServeTree(t, tree, 1)
+	limited := servertest.ServeTree(t, tree, 1)
 	fetch(t, http.MethodGet, limited.URL+manifest.APIPrefix+"/matrix/1/1/1990", nil)
 	for _, p := range []string{"/matrix/1/1/1990", "/matrix", "/matrix/30/2/1990/", "/life-path/1/1/1990", "/life-path/30/2/1990", "/square/1/1/1990", "/square/30/2/1990", "/square"} {
 		fixture := ""

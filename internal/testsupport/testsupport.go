@@ -1,6 +1,6 @@
-// Package testsupport holds the helpers the tests of several packages share: a buffer a
-// test reads while a process writes it, hex sha256, a free loopback port, and the local edge
-// server of a tree on 127.0.0.1:0. Only tests import it.
+// Package testsupport holds the leaf helpers the tests of several packages share: a buffer a
+// test reads while a process writes it, hex sha256, a free loopback port, and the one way a
+// test skips. It imports nothing of the project. Only tests import it.
 package testsupport
 
 import (
@@ -8,15 +8,36 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net"
-	"net/http"
-	"net/http/httptest"
-	"strings"
+	"os"
 	"sync"
 	"testing"
-	"time"
-
-	"github.com/opennumerology/numerology/edge/server"
 )
+
+// NoSkipEnv names the environment variable that turns every skip into a failure. make test
+// and CI set it, so that a test needing a tool that is missing fails loudly instead of being
+// skipped in silence. A contributor's go test -short leaves it unset.
+const NoSkipEnv = "NUMEROLOGY_TEST_NO_SKIP"
+
+// Skip skips tb with the reason given, or fails it when NoSkipEnv is set to a non-empty
+// value other than "0". Every skip in the project's tests goes through here (make check
+// refuses a direct call of testing's Skip methods).
+func Skip(tb testing.TB, reason string) {
+	tb.Helper()
+	if v := os.Getenv(NoSkipEnv); v != "" && v != "0" {
+		tb.Fatalf("this test would skip (%s), but %s=%s allows no skip", reason, NoSkipEnv, v)
+	}
+	tb.Skip(reason)
+}
+
+// SkipShort skips tb under go test -short, with the reason given: what the test needs that
+// the short suite does without (a browser, Node, Java, a full-range tree, a real minute).
+// Without -short it returns, and the test then fails loudly if what it needs is missing.
+func SkipShort(tb testing.TB, reason string) {
+	tb.Helper()
+	if testing.Short() {
+		Skip(tb, reason)
+	}
+}
 
 // SyncBuffer is an io.Writer that a test can read while other goroutines write to it.
 type SyncBuffer struct {
@@ -52,33 +73,4 @@ func FreePort(tb testing.TB) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
-}
-
-// TreeHandler is the local edge server's handler of the tree in dir, with rateLimit matrix
-// requests per minute per client (0 turns the limit off).
-func TreeHandler(tb testing.TB, dir string, rateLimit int) *server.Handler {
-	tb.Helper()
-	h, err := server.New(server.Options{Dir: dir, RateLimit: rateLimit, RateWindow: time.Minute})
-	if err != nil {
-		tb.Fatalf("edge server of %s: %v", dir, err)
-	}
-	tb.Cleanup(func() { h.Close() })
-	return h
-}
-
-// Serve serves h on 127.0.0.1:0 until the test ends.
-func Serve(tb testing.TB, h http.Handler) *httptest.Server {
-	tb.Helper()
-	srv := httptest.NewServer(h)
-	tb.Cleanup(srv.Close)
-	if !strings.HasPrefix(srv.URL, "http://127.0.0.1:") {
-		tb.Fatalf("test server on %s, want 127.0.0.1", srv.URL)
-	}
-	return srv
-}
-
-// ServeTree serves the tree in dir with the local edge server on 127.0.0.1:0.
-func ServeTree(tb testing.TB, dir string, rateLimit int) *httptest.Server {
-	tb.Helper()
-	return Serve(tb, TreeHandler(tb, dir, rateLimit))
 }

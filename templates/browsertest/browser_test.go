@@ -20,9 +20,9 @@ import (
 
 	"github.com/opennumerology/numerology/content"
 	"github.com/opennumerology/numerology/edge/server"
+	"github.com/opennumerology/numerology/edge/server/servertest"
 	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/rules"
-	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
 // vectorDate is the date whose golden matrix the details page must show.
@@ -341,7 +341,7 @@ func generateTree(t *testing.T, years []int) string {
 // limit off. calls, when set, counts the requests to the matrix API.
 func serveTree(t *testing.T, dir string, rateLimit int, calls *atomic.Int64) *httptest.Server {
 	t.Helper()
-	h := testsupport.TreeHandler(t, dir, rateLimit)
+	h := servertest.TreeHandler(t, dir, rateLimit)
 	var handler http.Handler = h
 	if calls != nil {
 		handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -351,7 +351,7 @@ func serveTree(t *testing.T, dir string, rateLimit int, calls *atomic.Int64) *ht
 			h.ServeHTTP(w, r)
 		})
 	}
-	return testsupport.Serve(t, handler)
+	return servertest.Serve(t, handler)
 }
 
 // dropAPI serves the pages of a tree but drops every API connection without an answer, as

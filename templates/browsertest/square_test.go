@@ -14,8 +14,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/opennumerology/numerology/edge/server/servertest"
 	"github.com/opennumerology/numerology/generator/rules"
-	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
 // squareGrid is what the square's details page draws: the working numbers, each cell's
@@ -46,8 +46,8 @@ const squareGridJS = `(() => {
 func TestSquareDetailsPage(t *testing.T) {
 	tree := generateTree(t, []int{1990, 2000})
 	var apiCalls atomic.Int64
-	h := testsupport.TreeHandler(t, tree, 0)
-	srv := testsupport.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := servertest.TreeHandler(t, tree, 0)
+	srv := servertest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/api/public/square") {
 			apiCalls.Add(1)
 		}

@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
 // vnuJar is the Nu Html Checker, installed from this folder's package-lock.json by
@@ -138,9 +140,7 @@ func runVNU(t *testing.T, java, jar string, files []string) []vnuMessage {
 // vnuTools finds java and vnu.jar, or fails with what to run; go test -short skips.
 func vnuTools(t *testing.T) (java, jar string) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("the Nu Html Checker needs Java; skipped under -short")
-	}
+	testsupport.SkipShort(t, "the Nu Html Checker needs Java")
 	java, err := exec.LookPath("java")
 	if err != nil {
 		t.Fatal("java not found: run make test-tools (apt-get install default-jre-headless)")
