@@ -40,13 +40,9 @@ run: $(OUT)/manifest.json
 test-tools:
 	scripts/test-tools.sh
 
-## test: everything CI runs: checks, all Go tests (server, worker, pages, pack, deploy), and a full-range generate + verify
+## test: everything CI runs: checks, the full-range tree generated and verified once, all Go tests with no skip allowed (server, worker, pages, pack, deploy), and bounded fuzzing
 test: check test-tools $(BIN)
-	NUMEROLOGY_TEST_NO_SKIP=1 $(GO) test -count=1 -timeout 15m ./...
-	@# Bounded: 20 s of fuzzing the content loader; an input that hangs the YAML library fails
-	@# within two minutes instead of holding CI.
-	$(GO) test -run='^$$' -fuzz=FuzzLoad -fuzztime=20s -fuzzminimizetime=2s -timeout 2m ./content/
-	scripts/full-range.sh $(BIN)
+	GO=$(GO) scripts/test.sh $(BIN)
 
 ## check: formatting, vet, staticcheck, tidy modules, the import rules, no route literals in the edges, every skip through testsupport, and actionlint on the workflows
 check:

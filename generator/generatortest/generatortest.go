@@ -16,7 +16,29 @@ import (
 	"github.com/opennumerology/numerology/content"
 	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/internal/testsupport"
 )
+
+// FullTreeEnv names the environment variable that holds the path of a full-range tree
+// (1900–2100) which make test generates and verifies once (scripts/test.sh), so that the
+// tests that need every date share it instead of generating it again.
+const FullTreeEnv = "NUMEROLOGY_TEST_FULL_TREE"
+
+// FullTree returns a tree of the full range. It is the shared tree of FullTreeEnv when that
+// is set, which no test may change (copy what you change); otherwise a tree generated into a
+// temporary directory of tb. It skips under -short: a full tree takes too long for the short
+// suite.
+func FullTree(tb testing.TB) string {
+	tb.Helper()
+	testsupport.SkipShort(tb, "needs a full-range tree")
+	if dir := os.Getenv(FullTreeEnv); dir != "" {
+		if _, err := os.Stat(filepath.Join(dir, manifest.FileName)); err != nil {
+			tb.Fatalf("%s=%s is not a generated tree: %v", FullTreeEnv, dir, err)
+		}
+		return dir
+	}
+	return Tree(tb)
+}
 
 // Site returns the site of the built-in content with its own site URL.
 func Site(tb testing.TB) *generator.Site {
