@@ -41,7 +41,10 @@ test-tools:
 	scripts/test-tools.sh
 
 ## test: everything CI runs: checks, the full-range tree generated and verified once, all Go tests with no skip allowed (server, worker, pages, pack, deploy), and bounded fuzzing
-test: check test-tools $(BIN)
+# The checks, the tools' install (mostly waiting on the network) and the build run side by
+# side; each one's output is printed whole when it ends.
+test:
+	$(MAKE) --no-print-directory -j3 --output-sync=target check test-tools $(BIN)
 	GO=$(GO) scripts/test.sh $(BIN)
 
 ## check: formatting, vet, staticcheck, tidy modules, the import rules, no route literals in the edges, every skip through testsupport, and actionlint on the workflows
