@@ -84,7 +84,7 @@ func (s *Site) APIIndex() APIIndex {
 	for _, d := range Downloads() {
 		dataset = append(dataset, IndexFile{d.Format, s.SiteURL + d.Path})
 	}
-	description := fmt.Sprintf("Открытый API только для чтения: 12 чисел жизненного пути и их совместимость, 22 старших аркана и 12 позиций матрицы судьбы, а для каждой даты рождения с 01.01.%d по 31.12.%d — её число жизненного пути и матрица судьбы.",
+	description := fmt.Sprintf("Открытый API только для чтения: 12 чисел жизненного пути и их совместимость, 22 старших аркана и 12 позиций матрицы судьбы, а для каждой даты рождения с 01.01.%d по 31.12.%d — её число жизненного пути, матрица судьбы и квадрат Пифагора (психоматрица).",
 		rules.FirstYear, rules.LastYear)
 	return APIIndex{
 		Name:        s.Content.Site.Title,
