@@ -195,14 +195,9 @@ func TestSquareRecordFigure(t *testing.T) {
 	}
 }
 
-// TestMeaningsFigure: the size docs/design.md §14 gives the square's texts, which are the
-// same in a tree of any years.
+// TestMeaningsFigure: the size docs/design.md §14 gives the square's texts.
 func TestMeaningsFigure(t *testing.T) {
-	dir := generatortest.Tree(t, 2000)
-	m, err := manifest.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, m := fullPlan(t)
 	const file = "api/public/square/meanings.json"
 	f := m.Index()[file]
 	if f == nil {
