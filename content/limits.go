@@ -14,12 +14,12 @@ import (
 
 // Limits on content files, checked before a file is parsed or decoded, so that a hostile
 // or broken --content directory fails in milliseconds instead of exhausting memory. The
-// largest real file is under 10 KB and nests three levels deep.
+// real files are well within them.
 const (
 	// MaxFileBytes bounds one YAML file.
 	MaxFileBytes = 64 << 10
 	// MaxCompatibilityBytes bounds compatibility.yaml, the one file that holds many texts
-	// (78 pairs, about 150 KB).
+	// (one per pair of life path numbers).
 	MaxCompatibilityBytes = 256 << 10
 	// MaxDepth bounds the nesting of collections, block (indented "-" and "key:") and flow
 	// ([…], {…}) counted together. A 60 KB "- - - … x" nests 30,000 levels on one line,

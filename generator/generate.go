@@ -352,7 +352,7 @@ feed:
 func (g *gen) writeMonth(ctx context.Context, t monthTask) error {
 	packed := make([][]byte, len(g.years)) // per year: the month's records so far
 	for i := range packed {
-		packed[i] = make([]byte, 0, 64<<10) // 31 records of ~1.5 KB
+		packed[i] = make([]byte, 0, 64<<10) // about a month of records; append grows it if not
 	}
 	dw := &dirWriters{w: g.w}
 	defer dw.close()

@@ -10,7 +10,7 @@ import (
 	"github.com/opennumerology/numerology/generator/rules"
 )
 
-// matrixEncoder renders matrix records ~4× faster than encoding a MatrixRecord: every piece
+// matrixEncoder renders matrix records without encoding a MatrixRecord each time: every piece
 // that does not depend on the date (the 22 cells, the keys, the attribution tail, the
 // citation's text) is encoded once with Encode, and a record is assembled by appending.
 // TestMatrixEncoderMatchesEncode holds its output byte-identical to Encode(s.MatrixRecord).

@@ -7,7 +7,7 @@ import (
 )
 
 // bodyCache keeps the API's bodies in memory, up to a byte budget, compactly enough that the
-// whole API of a full tree takes about 15 MB (docs/serve.md, "Body cache and memory"):
+// whole API of a full tree fits the default budget (docs/serve.md, "Body cache and memory"):
 //
 //   - Bodies of the same shape of path (the path with its numbers as "#": the files of one
 //     route with numeric parameters) share most of their bytes, so each is stored as
@@ -18,8 +18,8 @@ import (
 //     only its position. The collector sees a few slabs rather than one object per
 //     body, so a large cache costs it next to nothing.
 //
-// Bodies are kept first come, first kept: for the API's near-uniform access to ~73,000
-// small records any eviction policy's hit ratio would be about budget/tree size anyway, and
+// Bodies are kept first come, first kept: for the API's near-uniform access to a record
+// per date any eviction policy's hit ratio would be about budget/tree size anyway, and
 // the default budget holds every body of the full tree. A body leaves when its file
 // changes; the space it took is reused only by the next tree.
 type bodyCache struct {

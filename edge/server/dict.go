@@ -9,8 +9,8 @@ import (
 // them: a stored body is a sequence of literal runs and copies from the dictionary
 // (varints: a length shifted left once, its low bit set for a copy, then for a copy the
 // dictionary offset). Decoding is a few memory copies, so a cache hit costs well under a
-// microsecond; stdlib flate with the same dictionary stores 40% less but takes several
-// times as long to decode, as it must load the dictionary into its window first.
+// microsecond; stdlib flate with the same dictionary stores less but is slower to decode,
+// as it must load the dictionary into its window first.
 type bodyDict struct {
 	dict  []byte
 	table []uint32 // position+1 of the last dictionary position with each hash of dictMatch bytes

@@ -28,10 +28,8 @@ const tarGzLevel = 8
 const tarGzBlock = 1 << 20
 
 // newTarGz is the .tar.gz's gzip writer: klauspost/pgzip with a fixed header (no name, the
-// archive's time, OS unknown). It replaced a hand-written parallel gzip of the same design:
-// on the full tree both packs are reproducible (three runs, and GOMAXPROCS 1 against 2,
-// byte-identical), pgzip's pack took 0.86× the CPU and at best 0.82× the wall time, for an
-// archive 1.0027× the size (docs/dataset.md).
+// archive's time, OS unknown). It replaced a hand-written parallel gzip of the same design,
+// which was as reproducible but not faster (docs/dataset.md).
 func newTarGz(out io.Writer, modTime time.Time) (*pgzip.Writer, error) {
 	gz, err := pgzip.NewWriterLevel(out, tarGzLevel)
 	if err != nil {

@@ -135,11 +135,10 @@ func (c *archiveCheck) name(full string) (string, bool) {
 // Bounds on what VerifyArchive holds in memory, whatever the archive claims or expands to.
 const (
 	// MaxKeptEntry is the largest SHA256SUMS or datapackage.json read into memory; a larger
-	// one is a problem of the archive. The full dataset's SHA256SUMS is ~24 MB (three date
-	// routes of 73,414 records each); this holds the lines of MaxEntries files.
+	// one is a problem of the archive; it holds the SHA256SUMS lines of MaxEntries files.
 	MaxKeptEntry = 64 << 20
-	// MaxEntries is the most entries checked; the full dataset has ~221,000 (three date
-	// routes), and a fourth would still fit.
+	// MaxEntries is the most entries checked, with room for more date routes than the
+	// full dataset has.
 	MaxEntries = 1 << 19
 	// MaxEntryName is the longest entry name accepted; the dataset's are under 100 bytes.
 	MaxEntryName = 1024
