@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/generator/outtree"
 	"github.com/opennumerology/numerology/generator/rules"
 )
 
@@ -93,52 +94,18 @@ func Generate(ctx context.Context, opts Options) (Summary, error) {
 	if err := checkYears(years); err != nil {
 		return Summary{}, err
 	}
-	out := filepath.Clean(opts.Out)
-	// Whose is out, first: a refused run changes nothing, beside out or in it.
-	lost, err := checkReplaceable(out, opts.Force)
+	temp, err := outtree.Begin(opts.Out, opts.Force)
 	if err != nil {
 		return Summary{}, &IOError{err}
 	}
-	restored, restoredLost, err := recoverSwap(out, opts.Force)
-	if err != nil {
-		return Summary{}, &IOError{err}
-	}
-	if restored {
-		lost = restoredLost // the tree a killed run had moved aside is back in place
-	}
-	parent := filepath.Dir(out)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return Summary{}, &IOError{fmt.Errorf("cannot create %s: %w", parent, unwrapPath(err))}
-	}
-	tmp, err := os.MkdirTemp(parent, tmpPrefix(out))
-	if err != nil {
-		return Summary{}, &IOError{fmt.Errorf("cannot write to %s: %w", parent, unwrapPath(err))}
-	}
-	release, err := lockTemp(tmp)
-	if err != nil {
-		os.Remove(tmp)
-		return Summary{}, &IOError{err}
-	}
-	done := false
-	defer func() {
-		release()
-		if !done {
-			removeOwned(tmp)
-		}
-	}()
-	if err := writeMarker(tmp); err != nil {
-		return Summary{}, &IOError{fmt.Errorf("mark %s: %w", tmp, err)}
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return Summary{}, &IOError{err}
-	}
+	defer temp.Close()
 
 	workers := opts.Workers
 	if workers <= 0 {
 		// Writing small files is syscall-bound: more goroutines than cores keep the disk busy.
 		workers = 2 * runtime.GOMAXPROCS(0)
 	}
-	g := &gen{site: opts.Site, w: newTreeWriter(tmp), years: years, workers: workers, counts: map[string]*atomic.Int64{}}
+	g := &gen{site: opts.Site, w: newTreeWriter(temp.Dir), years: years, workers: workers, counts: map[string]*atomic.Int64{}}
 	total := extraFiles
 	for _, r := range Routes() {
 		if r.Packed != nil {
@@ -160,11 +127,10 @@ func Generate(ctx context.Context, opts Options) (Summary, error) {
 	if err := ctx.Err(); err != nil {
 		return Summary{}, err
 	}
-	if err := swap(tmp, out); err != nil {
+	if err := temp.Commit(); err != nil {
 		return Summary{}, &IOError{err}
 	}
-	done = true
-	return Summary{Files: m.Counts.Files + 1, Bytes: m.Counts.Bytes + g.manifestSize, Duration: time.Since(start), Deleted: lost}, nil
+	return Summary{Files: m.Counts.Files + 1, Bytes: m.Counts.Bytes + g.manifestSize, Duration: time.Since(start), Deleted: temp.Deleted()}, nil
 }
 
 // extraFiles estimates the files besides the routes' bodies, for progress only.
@@ -424,12 +390,12 @@ func (t pathTemplate) fill(vals []int) string {
 	return string(b)
 }
 
-// dirWriters creates the files of one task through a dirWriter of their directory,
-// reopened when the directory changes.
+// dirWriters creates the files of one task through an outtree.DirWriter of their
+// directory, reopened when the directory changes.
 type dirWriters struct {
 	w     *treeWriter
 	dir   string
-	cur   *dirWriter
+	cur   *outtree.DirWriter
 	files int64
 }
 
@@ -441,13 +407,13 @@ func (d *dirWriters) create(rel string, body []byte) error {
 			return err
 		}
 		var err error
-		if d.cur, err = openDirWriter(d.w.root, dir); err != nil {
-			return err
+		if d.cur, err = outtree.OpenDir(d.w.root, dir); err != nil {
+			return &IOError{err}
 		}
 		d.dir = dir
 	}
-	if err := d.cur.create(name, body); err != nil {
-		return err
+	if err := d.cur.Create(name, body); err != nil {
+		return &IOError{err}
 	}
 	d.w.record(rel, body)
 	d.files++
@@ -456,7 +422,7 @@ func (d *dirWriters) create(rel string, body []byte) error {
 
 func (d *dirWriters) close() {
 	if d.cur != nil {
-		d.cur.close()
+		d.cur.Close()
 		d.cur = nil
 	}
 }
@@ -518,7 +484,7 @@ func (g *gen) writeManifest() (*manifest.Manifest, error) {
 	}
 	g.manifestSize = int64(len(b))
 	// Written whole or not at all: a killed run leaves a temporary tree with no manifest or a
-	// complete one, which is what recovery recognises (leftoverOwned).
+	// complete one, which is what recovery recognises (outtree).
 	part := "." + manifest.FileName + ".tmp-0"
 	if err := g.w.writeRaw(part, b); err != nil {
 		return nil, err

@@ -20,6 +20,7 @@ import (
 
 	"github.com/opennumerology/numerology/content"
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/generator/outtree"
 	"github.com/opennumerology/numerology/generator/rules"
 )
 
@@ -280,7 +281,7 @@ func (v *verifier) checkFiles(ctx context.Context, onProgress func(done, total i
 
 // checkFile checks one listed file; buf is scratch space for rendering, returned for reuse.
 func (v *verifier) checkFile(f *manifest.File, buf []byte) []byte {
-	if !validTreePath(f.Path) {
+	if !outtree.ValidPath(f.Path) {
 		v.add(ProblemInvalid, f.Path, "not a path inside the tree (not read)")
 		return buf
 	}

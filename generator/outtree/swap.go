@@ -1,4 +1,4 @@
-package generator
+package outtree
 
 import (
 	"bytes"
@@ -35,9 +35,6 @@ const markerName = ".numerology-generate"
 
 // markerBody is the marker's exact content; a file of that name with other bytes is not it.
 var markerBody = []byte("numerology generate: a tree being written, swapped or removed; the next run removes it\n")
-
-// exchangeDirs is exchange; tests replace it to run the two-rename fallback on Linux.
-var exchangeDirs = exchange
 
 // oldName is where the two-rename swap keeps the previous tree until the new one is in place.
 func oldName(out string) string {
@@ -191,9 +188,10 @@ func leftoverOwned(dir string, force bool) bool {
 	return err == nil && (force || len(d.unlisted) == 0 && len(d.changed) == 0)
 }
 
-// swap puts the finished tree tmp (which holds the marker) in place of out. On return out
+// swap puts the finished tree tmp (which holds the marker) in place of out, by exchangeDirs
+// (exchange; a test passes another to run the two-rename fallback on Linux). On return out
 // holds a whole tree (the new one, or on error the previous one) without the marker.
-func swap(tmp, out string) error {
+func swap(tmp, out string, exchangeDirs func(a, b string) (bool, error)) error {
 	if _, err := os.Lstat(out); errors.Is(err, fs.ErrNotExist) {
 		if err := os.Rename(tmp, out); err != nil {
 			return fmt.Errorf("put new tree in place: %w", err)

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package generator
+package outtree
 
 // exchange is only available on Linux; elsewhere swap falls back to two renames.
 func exchange(a, b string) (bool, error) { return false, nil }

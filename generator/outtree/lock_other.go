@@ -1,6 +1,6 @@
 //go:build !unix
 
-package generator
+package outtree
 
 import (
 	"os"

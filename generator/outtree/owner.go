@@ -1,4 +1,4 @@
-package generator
+package outtree
 
 import (
 	"bytes"
@@ -95,14 +95,14 @@ func nameList(names []string) string {
 	return strings.Join(names[:listedNames], ", ") + fmt.Sprintf(" and %d more", len(names)-listedNames)
 }
 
-// RefusedError is generate's refusal to replace --out: it is not provably a tree generate
-// made, or it holds files generate did not write and Options.Force is not set. Nothing has
-// been changed when it is returned.
+// RefusedError is Begin's refusal to replace a tree: it is not provably a tree generate
+// made, or it holds files generate did not write and force is not set. Nothing has been
+// changed when it is returned.
 type RefusedError struct {
 	Out    string
 	Reason string
 	// Files are the files replacing the tree would delete that generate did not write (with
-	// Force they are deleted); nil when the directory is not recognised at all.
+	// force they are deleted); nil when the directory is not recognised at all.
 	Files []string
 }
 
@@ -352,7 +352,7 @@ func (s *scanner) fail(what string) error { return fmt.Errorf("offset %d: %s", s
 // checkEntry checks one file entry as generate and pack write it.
 func checkEntry(f manifest.File) error {
 	switch {
-	case !validTreePath(f.Path):
+	case !ValidPath(f.Path):
 		return fmt.Errorf("%q is not a path inside the tree", f.Path)
 	case f.Size < 0:
 		return fmt.Errorf("%s: size %d", f.Path, f.Size)
@@ -360,12 +360,6 @@ func checkEntry(f manifest.File) error {
 		return fmt.Errorf("%s: sha256 %q is not 64 lowercase hex digits", f.Path, f.SHA256)
 	}
 	return nil
-}
-
-// validTreePath reports whether p names a file inside a tree: relative, slash-separated, no
-// empty, "." or ".." segment, no backslash, and not the manifest or the swap marker.
-func validTreePath(p string) bool {
-	return fs.ValidPath(p) && p != "." && !strings.Contains(p, `\`) && p != manifest.FileName && p != markerName
 }
 
 func isSHA256Hex(s string) bool {
@@ -408,6 +402,14 @@ func ownLeftover(dir, rel string, d fs.DirEntry) bool {
 }
 
 func pathBase(rel string) string { return rel[strings.LastIndexByte(rel, '/')+1:] }
+
+// pathDir is the folder of the tree path rel, "" at the root.
+func pathDir(rel string) string {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[:i]
+	}
+	return ""
+}
 
 // diffTree compares the files under dir with the manifest by a stat walk (names, types and
 // sizes; nothing is read). Directories are not files: an empty one is never reported.

@@ -1,6 +1,6 @@
 //go:build linux
 
-package generator
+package outtree
 
 import (
 	"errors"
