@@ -22,7 +22,8 @@ import (
 	"github.com/opennumerology/numerology/internal/contract"
 )
 
-// maxManifestSize bounds the manifest.json read to recognise a tree: a full tree's is ~8 MB.
+// maxManifestSize bounds the manifest.json read to recognise a tree, with room above a
+// full tree's (which stays below the 25 MiB a Workers asset may hold).
 const maxManifestSize = 64 << 20
 
 // listedNames is how many file names a refusal quotes per kind before "and N more".
@@ -167,8 +168,8 @@ func checkReplaceable(out string, force bool) (lost []string, err error) {
 }
 
 // ownManifest is what the ownership proof reads of manifest.json. Files is scanned by
-// scanFiles: decoding 73,000 [path, size, sha256] tuples one by one through
-// manifest.File.UnmarshalJSON costs ~10× more, on every regenerate.
+// scanFiles: decoding every [path, size, sha256] tuple one by one through
+// manifest.File.UnmarshalJSON is far slower, on every regenerate.
 type ownManifest struct {
 	APIVersion string `json:"api_version"`
 	Generator  string `json:"generator"`
