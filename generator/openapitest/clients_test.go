@@ -48,6 +48,7 @@ const toolTimeout = 3 * time.Minute
 // tsc builds the clients of the document and of a broken copy of it together.
 func TestGeneratedClients(t *testing.T) {
 	testsupport.SkipShort(t, "needs Node and the npm packages of generator/openapitest/clients (make test-tools)")
+	t.Parallel()
 	tools := requireClientTools(t)
 
 	// The tools start on the document as the site renders it, while the command is built
