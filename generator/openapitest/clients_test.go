@@ -12,8 +12,8 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,6 +21,7 @@ import (
 	"github.com/goccy/go-yaml"
 
 	"github.com/opennumerology/numerology/generator"
+	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/internal/testsupport"
 )
@@ -42,32 +43,71 @@ const toolTimeout = 3 * time.Minute
 // the three programs against a live numerology serve of that tree and compares what they
 // read with the tree's files. It also shows that the programs' type checks can fail, and
 // lints the document with Redocly and Spectral.
+//
+// The npm tools are the cost: each runs once, side by side (toolJobs at a time), and one
+// tsc builds the clients of the document and of a broken copy of it together.
 func TestGeneratedClients(t *testing.T) {
 	testsupport.SkipShort(t, "needs Node and the npm packages of generator/openapitest/clients (make test-tools)")
+	t.Parallel()
 	tools := requireClientTools(t)
+
+	// The tools start on the document as the site renders it, while the command is built
+	// and generates the tree; the tree's own document must then be the same bytes.
+	doc := siteDocument(t)
+	// good holds the clients of the document; broken those of a copy whose error enum,
+	// valid_numbers and a matrix key are wrong, which tsc must reject.
+	work := t.TempDir()
+	good := clientWorkDir(t, tools, doc, filepath.Join(work, "good"))
+	broken := clientWorkDir(t, tools, brokenDocument(t, doc), filepath.Join(work, "broken"))
+	redocly := &toolRun{dir: tools, name: "redocly", args: []string{"lint", doc, "--config", "redocly.yaml", "--format", "json"}}
+	spectral := &toolRun{dir: tools, name: "spectral", args: []string{"lint", doc, "--ruleset", ".spectral.yaml", "--format", "json", "--quiet"}}
+	gens := append(generatorRuns(good), generatorRuns(broken)...)
+	toolsDone := make(chan struct{})
+	go func() {
+		defer close(toolsDone)
+		runTools(tools, append([]*toolRun{redocly, spectral}, gens...))
+	}()
+	t.Cleanup(func() { <-toolsDone }) // before the temporary directories go
+
 	bin := buildNumerology(t)
 	tree := filepath.Join(t.TempDir(), "out")
 	if out, err := runTool(t, "", bin, "generate", "--years", "1990", "--out", tree); err != nil {
 		t.Fatalf("numerology generate: %v\n%s", err, out)
 	}
-	doc := filepath.Join(tree, filepath.FromSlash(manifest.OpenAPIFile))
+	treeDoc := filepath.Join(tree, filepath.FromSlash(manifest.OpenAPIFile))
+	if a, b := readFile(t, doc), readFile(t, treeDoc); !bytes.Equal(a, b) {
+		t.Fatalf("the site renders an OpenAPI document of %d bytes, numerology generate wrote %s of %d: not the same", len(a), manifest.OpenAPIFile, len(b))
+	}
+	base := serve(t, bin, tree)
+	<-toolsDone
 
 	t.Run("lint", func(t *testing.T) {
-		lintRedocly(t, tools, doc)
-		lintSpectral(t, tools, doc)
+		lintRedocly(t, tools, redocly.out)
+		lintSpectral(t, tools, spectral.out)
 	})
-
-	base := serve(t, bin, tree)
-	work := clientWorkDir(t, tools, doc)
-	generateClients(t, work)
-	checkSDKFunctions(t, work, doc)
-	if out, err := runTool(t, work, "tsc", "-p", "tsconfig.json", "--strict"); err != nil {
-		t.Fatalf("the generated clients and their programs do not compile under tsc --strict: %v\n%s", err, out)
+	for _, g := range gens {
+		if g.err != nil {
+			t.Fatalf("%s in %s: %v\n%s", g.name, filepath.Base(g.dir), g.err, g.out)
+		}
 	}
+	checkSDKFunctions(t, good, doc)
+
+	// One tsc for both: the good clients must compile and be emitted, the broken ones not.
+	tsc, tscErr := runTool(t, work, "tsc", "--build", "good", "broken")
+	rejected := tscErrors(tsc)
+	if len(rejected["good"]) > 0 || tscErr == nil {
+		t.Fatalf("tsc --build good broken: the good clients and their programs must compile under --strict, the broken ones not: %v\n%s", tscErr, tsc)
+	}
+
 	want := expectedReport(t, tree)
-	for _, name := range clientPrograms {
+	programs := make([]*toolRun, len(clientPrograms))
+	for i, name := range clientPrograms {
+		programs[i] = &toolRun{dir: good, name: "node", args: []string{filepath.Join("dist", "src", name+".js"), base}}
+	}
+	runTools(tools, programs)
+	for i, name := range clientPrograms {
 		t.Run(name, func(t *testing.T) {
-			out, err := runTool(t, work, "node", filepath.Join("dist", "src", name+".js"), base)
+			out, err := programs[i].out, programs[i].err
 			if err != nil {
 				t.Fatalf("the %s program failed against numerology serve: %v\n%s", name, err, out)
 			}
@@ -85,8 +125,85 @@ func TestGeneratedClients(t *testing.T) {
 	}
 
 	t.Run("wrong types do not compile", func(t *testing.T) {
-		checkTypesAreChecked(t, tools, doc)
+		checkTypesAreChecked(t, tools, rejected["broken"], tsc)
 	})
+}
+
+// toolJobs is how many npm tools run at once: the machine has two cores, and a tool spends
+// part of its time starting Node and reading files.
+const toolJobs = 4
+
+// toolRun is one run of a tool: what to run, then what it gave.
+type toolRun struct {
+	dir, name string
+	args      []string
+	out       []byte
+	err       error
+}
+
+// runTools runs every run with the tools of tools, the absolute path of clientsDir,
+// toolJobs at a time, and returns when all have ended.
+func runTools(tools string, runs []*toolRun) {
+	var wg sync.WaitGroup
+	jobs := make(chan struct{}, toolJobs)
+	for _, r := range runs {
+		wg.Go(func() {
+			jobs <- struct{}{}
+			defer func() { <-jobs }()
+			r.out, r.err = tool(tools, r.dir, r.name, r.args...)
+		})
+	}
+	wg.Wait()
+}
+
+// siteDocument writes the OpenAPI document of the built-in content, as the generator
+// renders it, to a temporary file and returns its path.
+func siteDocument(t *testing.T) string {
+	t.Helper()
+	raw, err := generatortest.Site(t).OpenAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := generator.Encode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := filepath.Join(t.TempDir(), "openapi.json")
+	if err := os.WriteFile(doc, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// generatorRuns are the runs of the three generators on work/openapi.json, into work/gen.
+func generatorRuns(work string) []*toolRun {
+	return []*toolRun{
+		{dir: work, name: "openapi-typescript", args: []string{"openapi.json", "-o", "gen/openapi-typescript/schema.ts"}},
+		{dir: work, name: "openapi-ts", args: []string{"-i", "openapi.json", "-o", "gen/hey-api", "--no-log-file"}},
+		{dir: work, name: "orval", args: []string{"-i", "openapi.json", "-o", "gen/orval/api.ts", "--client", "fetch"}},
+	}
+}
+
+// tscErrorLine is an error of tsc --build run above the projects: "broken/src/orval.ts(17,1):
+// error TS…" names the project, a file of it and a line.
+var tscErrorLine = regexp.MustCompile(`(?m)^(\w+)/(\S+)\((\d+),\d+\): error`)
+
+// tscErrors returns, by project, the lines tsc rejects, as "src/orval.ts:17".
+func tscErrors(out []byte) map[string][]string {
+	errs := map[string][]string{}
+	for _, m := range tscErrorLine.FindAllSubmatch(out, -1) {
+		errs[string(m[1])] = append(errs[string(m[1])], string(m[2])+":"+string(m[3]))
+	}
+	return errs
 }
 
 // report is what each program prints (clients/src/check.ts, Report).
@@ -265,13 +382,12 @@ func serve(t *testing.T, bin, tree string) string {
 	return ""
 }
 
-// clientWorkDir makes a directory for the generated clients: the programs and tsconfig of
-// clientsDir, its node_modules (linked), and the document.
-func clientWorkDir(t *testing.T, tools, doc string) string {
+// clientWorkDir makes the directory work for the clients of a document: the programs and
+// tsconfig of clientsDir, its node_modules (linked), and the document. It returns work.
+func clientWorkDir(t *testing.T, tools, doc, work string) string {
 	t.Helper()
-	work := t.TempDir()
 	src := filepath.Join(work, "src")
-	if err := os.Mkdir(src, 0o755); err != nil {
+	if err := os.MkdirAll(src, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	entries, err := os.ReadDir(filepath.Join(tools, "src"))
@@ -301,21 +417,6 @@ func clientWorkDir(t *testing.T, tools, doc string) string {
 		t.Fatal(err)
 	}
 	return work
-}
-
-// generateClients runs the three generators on work/openapi.json, into work/gen.
-func generateClients(t *testing.T, work string) {
-	t.Helper()
-	runs := [][]string{
-		{"openapi-typescript", "openapi.json", "-o", "gen/openapi-typescript/schema.ts"},
-		{"openapi-ts", "-i", "openapi.json", "-o", "gen/hey-api", "--no-log-file"},
-		{"orval", "-i", "openapi.json", "-o", "gen/orval/api.ts", "--client", "fetch"},
-	}
-	for _, args := range runs {
-		if out, err := runTool(t, work, args[0], args[1:]...); err != nil {
-			t.Fatalf("%s: %v\n%s", args[0], err, out)
-		}
-	}
 }
 
 // checkSDKFunctions checks that @hey-api/openapi-ts makes one function per operation of
@@ -363,10 +464,10 @@ func checkSDKFunctions(t *testing.T, work, doc string) {
 	}
 }
 
-// checkTypesAreChecked breaks the three types the programs read — the error enum, the
-// type of valid_numbers and a matrix key — in a copy of the document, and requires tsc to
-// reject each program at each of the three reads.
-func checkTypesAreChecked(t *testing.T, tools, doc string) {
+// brokenDocument writes a copy of the document that breaks the three types the programs
+// read — the error enum, the type of valid_numbers and a matrix key — and returns its path.
+func brokenDocument(t *testing.T, doc string) string {
+	t.Helper()
 	var d map[string]any
 	b, err := os.ReadFile(doc)
 	if err != nil {
@@ -390,21 +491,16 @@ func checkTypesAreChecked(t *testing.T, tools, doc string) {
 	if err := os.WriteFile(broken, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	work := clientWorkDir(t, tools, broken)
-	generateClients(t, work)
-	out, err := runTool(t, work, "tsc", "-p", "tsconfig.json", "--strict", "--noEmit")
-	if err == nil {
-		t.Fatal("tsc --strict accepts the programs on a document whose error enum, valid_numbers and matrix keys are wrong")
-	}
-	// Each error line names a program's source and a line of it: "src/orval.ts(17,1): error TS…".
-	errLine := regexp.MustCompile(`(?m)^src/([\w-]+)\.ts\((\d+),\d+\): error`)
-	rejected := map[string]map[int]bool{}
-	for _, m := range errLine.FindAllSubmatch(out, -1) {
-		n, _ := strconv.Atoi(string(m[2]))
-		if rejected[string(m[1])] == nil {
-			rejected[string(m[1])] = map[int]bool{}
-		}
-		rejected[string(m[1])][n] = true
+	return broken
+}
+
+// checkTypesAreChecked requires tsc to reject each program, compiled with the clients of
+// the broken document (brokenDocument), at each of the three reads the document breaks.
+// rejected are the lines tsc rejects ("src/orval.ts:17"), out all it printed.
+func checkTypesAreChecked(t *testing.T, tools string, rejected []string, out []byte) {
+	t.Helper()
+	if len(rejected) == 0 {
+		t.Fatalf("tsc --strict accepts the programs on a document whose error enum, valid_numbers and matrix keys are wrong\n%s", out)
 	}
 	reads := map[string]string{ // what a read looks like → what the document broke
 		`ErrorText>()`:   "the error enum",
@@ -420,7 +516,7 @@ func checkTypesAreChecked(t *testing.T, tools, doc string) {
 		for marker, what := range reads {
 			found := false
 			for i, line := range lines {
-				if strings.Contains(line, marker) && rejected[name][i+1] {
+				if strings.Contains(line, marker) && slices.Contains(rejected, fmt.Sprintf("src/%s.ts:%d", name, i+1)) {
 					found = true
 				}
 			}
@@ -444,11 +540,10 @@ func dig(t *testing.T, v map[string]any, keys ...string) map[string]any {
 	return v
 }
 
-// lintRedocly lints the document with Redocly's recommended rules (clients/redocly.yaml):
+// lintRedocly checks what redocly lint says of the document, with Redocly's recommended rules (clients/redocly.yaml):
 // no errors, and warnings only from the rules the config names with their reasons.
-func lintRedocly(t *testing.T, tools, doc string) {
+func lintRedocly(t *testing.T, tools string, out []byte) {
 	t.Helper()
-	out, _ := runTool(t, tools, "redocly", "lint", doc, "--config", "redocly.yaml", "--format", "json")
 	var res struct {
 		Totals   struct{ Errors, Warnings int }
 		Problems []struct {
@@ -477,11 +572,10 @@ func lintRedocly(t *testing.T, tools, doc string) {
 	t.Logf("redocly: %d errors, %d warnings", res.Totals.Errors, res.Totals.Warnings)
 }
 
-// lintSpectral lints the document with Spectral's spectral:oas rules (clients/.spectral.yaml):
+// lintSpectral checks what spectral lint says of the document, with Spectral's spectral:oas rules (clients/.spectral.yaml):
 // no errors, and warnings only from the rules the config names with their reasons.
-func lintSpectral(t *testing.T, tools, doc string) {
+func lintSpectral(t *testing.T, tools string, out []byte) {
 	t.Helper()
-	out, _ := runTool(t, tools, "spectral", "lint", doc, "--ruleset", ".spectral.yaml", "--format", "json", "--quiet")
 	var res []struct {
 		Code     string
 		Severity int // 0 error, 1 warning, 2 information, 3 hint
@@ -538,14 +632,21 @@ func jsonPart(out []byte) []byte {
 }
 
 // runTool runs a command of clientsDir's node_modules/.bin (or, by absolute path, any
-// other) in dir, with that directory first on PATH so the tools run on the pinned Node, and
-// returns its standard output; the error holds the standard error.
+// other) in dir, as tool does.
 func runTool(t *testing.T, dir, name string, args ...string) ([]byte, error) {
 	t.Helper()
 	tools, err := filepath.Abs(clientsDir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tool(tools, dir, name, args...)
+}
+
+// tool runs a command of the node_modules/.bin of tools, the absolute path of clientsDir
+// (or, by absolute path, any other), in dir, with that directory first on PATH so the tools
+// run on the pinned Node, and returns its standard output; the error holds the standard
+// error.
+func tool(tools, dir, name string, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), toolTimeout)
 	defer cancel()
 	binDir := filepath.Join(tools, "node_modules", ".bin")
@@ -565,7 +666,7 @@ func runTool(t *testing.T, dir, name string, args ...string) ([]byte, error) {
 	)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
+	err := cmd.Run()
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		err = fmt.Errorf("%s did not finish within %v", name, toolTimeout)
 	}

@@ -50,6 +50,7 @@ type exchange struct {
 }
 
 func TestResponsesMatchOpenAPI(t *testing.T) {
+	t.Parallel() // beside TestGeneratedClients, which mostly waits for its npm tools
 	tree := generateTree(t)
 	srv := servertest.ServeTree(t, tree, 0)
 	ctx := context.Background()

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -33,11 +32,12 @@ const vectorDate = "1990-05-15"
 // error. The page draws the matrix itself and checks it against the API record, so the API's
 // errors are reported under the citation while the matrix stays.
 func TestMatrixDetailsPage(t *testing.T) {
+	ctx := newTab(t)
+	t.Parallel()
 	c := loadContent(t)
-	tree := generateTree(t, []int{1990})
+	tree := testTree(t)
 	var apiCalls atomic.Int64
 	srv := serveTree(t, tree, 0, &apiCalls)
-	ctx := newBrowser(t)
 
 	t.Run("diagram", func(t *testing.T) {
 		want := goldenMatrix(t, vectorDate)
@@ -153,8 +153,9 @@ func TestMatrixDetailsPage(t *testing.T) {
 // TestDetailsRuleMatchesGo checks the details page's own matrix rule against the generator's
 // for every date of the range: the page draws a date before the API answers.
 func TestDetailsRuleMatchesGo(t *testing.T) {
-	srv := serveTree(t, generateTree(t, []int{1990}), 0, nil)
-	ctx := newBrowser(t)
+	ctx := newTab(t)
+	t.Parallel()
+	srv := serveTree(t, testTree(t), 0, nil)
 	do(t, ctx, chromedp.Navigate(srv.URL+"/matrix/details"), chromedp.WaitReady(chromedp.CSS(`#status[data-state="empty"]`)))
 	keys := rules.PositionKeys()
 	// One line per date, "d.m.y:a,b,…" in position order, for every date of the range.
@@ -197,8 +198,9 @@ func TestDetailsRuleMatchesGo(t *testing.T) {
 // TestPagesFitPhone opens every kind of page 360 px wide and checks that nothing makes the
 // page scroll sideways.
 func TestPagesFitPhone(t *testing.T) {
-	srv := serveTree(t, generateTree(t, []int{1990}), 0, nil)
-	ctx := newBrowser(t)
+	ctx := newTab(t)
+	t.Parallel()
+	srv := serveTree(t, testTree(t), 0, nil)
 	do(t, ctx, chromedp.EmulateViewport(360, 740))
 	for _, p := range []string{"/", "/life-path", "/life-path/22", "/matrix", "/matrix/details?date=" + vectorDate, "/arcana", "/arcana/22", "/compatibility", "/compatibility/3/11", "/square", "/square/details?date=" + vectorDate, "/no-such-page"} {
 		t.Run(p, func(t *testing.T) {
@@ -274,15 +276,16 @@ func eval[T any](t *testing.T, ctx context.Context, expr string, opts ...chromed
 	return get(t, ctx, chromedp.Evaluate[T](expr, opts...))
 }
 
-// screenshot saves the whole page as a PNG, into $BROWSERTEST_SCREENSHOTS when set (to look
-// at after the run), else into the test's temporary directory.
+// screenshot saves the whole page as a PNG into $BROWSERTEST_SCREENSHOTS, when that is set,
+// to look at after the run. Without it no picture is taken: a full-page capture is slow, and
+// a picture nobody looks at checks nothing.
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	png := get(t, ctx, chromedp.FullScreenshot(100))
 	dir := os.Getenv("BROWSERTEST_SCREENSHOTS")
 	if dir == "" {
-		dir = t.TempDir()
+		return
 	}
+	png := get(t, ctx, chromedp.FullScreenshot(100))
 	path := filepath.Join(dir, name)
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		t.Fatal(err)
@@ -290,51 +293,9 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Logf("screenshot: %s", path)
 }
 
-// newBrowser starts headless Chromium with a fresh profile and nothing that reaches the
-// network on its own.
-func newBrowser(t *testing.T) context.Context {
-	t.Helper()
-	path, err := exec.LookPath("chromium")
-	if err != nil {
-		if _, statErr := os.Stat("/usr/bin/chromium"); statErr != nil {
-			t.Fatal("chromium not found: run make test-tools (apt-get install chromium chromium-driver)")
-		}
-		path = "/usr/bin/chromium"
-	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.WindowSize(1280, 900),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancel(); cancelAlloc() })
-	// Start the browser now, so a broken installation fails here with a clear message.
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("start chromium %s: %v", path, err)
-	}
-	return ctx
-}
-
 func loadContent(t *testing.T) *content.Content {
 	t.Helper()
 	return generatortest.Site(t).Content
-}
-
-func generateTree(t *testing.T, years []int) string {
-	t.Helper()
-	return generatortest.Tree(t, years...)
 }
 
 // serveTree serves a tree with the local edge server on 127.0.0.1:0; rateLimit 0 turns the

@@ -2,6 +2,7 @@
 // of a generated tree served by the local edge server: the matrix details page must draw
 // the 12 positions of a date as the golden vectors say, and answer a bad date, a 429 and a
 // network error with a friendly message, and every page's share image (og:image) must load
-// as a 1200×630 PNG. Its tests need the Debian packages chromium and
-// chromium-driver (make test-tools installs them) and fail, never skip, without them.
+// as a 1200×630 PNG. The tests share one generated tree and one browser, each in a tab of
+// its own. They need the Debian packages chromium and chromium-driver (make test-tools
+// installs them) and fail without them; only go test -short skips them.
 package browsertest

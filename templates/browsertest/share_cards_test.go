@@ -18,13 +18,14 @@ import (
 // site's address, twitter:image must name the same, and the picture (fetched from the
 // local server at the same path) must decode as an image/png of 1200×630.
 func TestShareImagesLoad(t *testing.T) {
+	ctx := newTab(t)
+	t.Parallel()
 	site := generatortest.Site(t)
-	srv := serveTree(t, generateTree(t, []int{1990}), 0, nil)
+	srv := serveTree(t, testTree(t), 0, nil)
 	pages := append(sitemapPaths(t, srv.URL, site.SiteURL), "/matrix/details?date="+vectorDate, "/square/details?date="+vectorDate, "/no-such-page")
 	if len(pages) < 5 {
 		t.Fatalf("the sitemap lists %d pages: %v", len(pages), pages)
 	}
-	ctx := newBrowser(t)
 	for _, p := range pages {
 		t.Run(p, func(t *testing.T) {
 			do(t, ctx, chromedp.Navigate(srv.URL+p), chromedp.WaitReady(chromedp.CSS(`footer`)))

@@ -44,7 +44,9 @@ const squareGridJS = `(() => {
 // itself and checks it against the API record, so the API's errors are reported under the
 // citation while the square stays.
 func TestSquareDetailsPage(t *testing.T) {
-	tree := generateTree(t, []int{1990, 2000})
+	ctx := newTab(t)
+	t.Parallel()
+	tree := testTree(t)
 	var apiCalls atomic.Int64
 	h := servertest.TreeHandler(t, tree, 0)
 	srv := servertest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -53,7 +55,6 @@ func TestSquareDetailsPage(t *testing.T) {
 		}
 		h.ServeHTTP(w, r)
 	}))
-	ctx := newBrowser(t)
 
 	for _, date := range []string{vectorDate, "2000-01-09"} {
 		t.Run(date, func(t *testing.T) {
@@ -146,8 +147,9 @@ func TestSquareDetailsPage(t *testing.T) {
 // TestSquareRuleMatchesGo checks the details page's own square rule against the
 // generator's for every date of the range: the page draws a date before the API answers.
 func TestSquareRuleMatchesGo(t *testing.T) {
-	srv := serveTree(t, generateTree(t, []int{1990}), 0, nil)
-	ctx := newBrowser(t)
+	ctx := newTab(t)
+	t.Parallel()
+	srv := serveTree(t, testTree(t), 0, nil)
 	do(t, ctx, chromedp.Navigate(srv.URL+"/square/details"), chromedp.WaitReady(chromedp.CSS(`#status[data-state="empty"]`)))
 	// One line per date, "d.m.y:w1,w2,w3,w4:c1,…,c9:l1,…,l8", for every date of the range.
 	js := `(() => {
@@ -202,60 +204,30 @@ func TestSquareRuleMatchesGo(t *testing.T) {
 // range, a 429, a 5xx and a dropped connection, on a desktop and a phone screen; and the
 // square page itself.
 func TestSquareLayoutShift(t *testing.T) {
-	tree := generateTree(t, []int{1990, 2000})
-	serve := func(h http.Handler) *httptest.Server {
-		srv := httptest.NewServer(h)
-		t.Cleanup(srv.Close)
-		return srv
-	}
-	srv := serve(slowAPI(t, tree, 0, nil))
-	limited := serve(slowAPI(t, tree, 1, nil))
-	failing := serve(slowAPI(t, tree, 0, func(w http.ResponseWriter) { http.Error(w, "boom", http.StatusBadGateway) }))
-	down := serve(slowAPI(t, tree, 0, func(w http.ResponseWriter) {
-		conn, _, err := http.NewResponseController(w).Hijack()
-		if err == nil {
-			conn.Close()
-		}
-	}))
-	ctx := newBrowser(t)
-
+	ctx := newTab(t)
+	t.Parallel()
 	details := "/square/details?date="
-	tests := []struct {
-		name  string
-		first string // opened before, to use up the rate limit
-		url   string
-		done  string // the selector of the page's final state
-	}{
-		{name: "date", url: srv.URL + details + vectorDate, done: `#api-status[data-state="ok"]`},
-		{name: "w3-below-zero", url: srv.URL + details + "2000-01-09", done: `#api-status[data-state="ok"]`},
-		{name: "bad-date", url: srv.URL + details + "1990-02-30", done: `#status[data-state="bad-date"]`},
-		{name: "out-of-range", url: srv.URL + details + "2101-01-01", done: `#status[data-state="bad-date"]`},
-		{name: "rate-limit", first: limited.URL + details + vectorDate,
-			url: limited.URL + details + "1990-05-16", done: `#api-status[data-state="rate-limit"]`},
-		{name: "server-error", url: failing.URL + details + vectorDate, done: `#api-status[data-state="server"]`},
-		{name: "network-error", url: down.URL + details + vectorDate, done: `#api-status[data-state="network"]`},
-		{name: "square-page", url: srv.URL + "/square", done: `footer`},
-	}
-	for _, screen := range []struct {
-		name          string
-		width, height int64
-	}{{"desktop", 1280, 900}, {"phone", 360, 740}} {
+	for _, screen := range screens {
+		// Servers of its own for each screen: the browser's cache holds what the other
+		// screen fetched, and the rate limit is spent.
+		api := heldAPI(t, testTree(t))
+		cases := []shiftCase{
+			{name: "date", url: api.ok + details + vectorDate, done: `#api-status[data-state="ok"]`},
+			{name: "w3-below-zero", url: api.ok + details + "2000-01-09", done: `#api-status[data-state="ok"]`},
+			{name: "bad-date", url: api.ok + details + "1990-02-30", done: `#status[data-state="bad-date"]`},
+			{name: "out-of-range", url: api.ok + details + "2101-01-01", done: `#status[data-state="bad-date"]`},
+			{name: "rate-limit", first: api.limited + details + vectorDate,
+				url: api.limited + details + "1990-05-16", done: `#api-status[data-state="rate-limit"]`},
+			{name: "server-error", url: api.failing + details + vectorDate, done: `#api-status[data-state="server"]`},
+			{name: "network-error", url: api.down + details + vectorDate, done: `#api-status[data-state="network"]`},
+			{name: "square-page", url: api.ok + "/square", done: `footer`},
+		}
 		do(t, ctx, chromedp.EmulateViewport(screen.width, screen.height))
-		for _, tt := range tests {
+		for _, tt := range cases {
 			t.Run(screen.name+"/"+tt.name, func(t *testing.T) {
-				if tt.first != "" {
-					do(t, ctx, chromedp.Navigate(tt.first), chromedp.WaitReady(chromedp.CSS(`#api-status[data-state="ok"]`)))
-				}
-				do(t, ctx, chromedp.Navigate(tt.url), chromedp.WaitReady(chromedp.CSS(tt.done)))
-				cls := eval[float64](t, ctx, layoutShiftJS, chromedp.EvalAwaitPromise)
-				t.Logf("CLS %.4f", cls)
-				if cls > maxLayoutShift {
-					t.Errorf("cumulative layout shift %.4f, want ≤ %.1f", cls, maxLayoutShift)
-				}
+				checkLayoutShift(t, ctx, api.gate, tt)
 				if tt.name != "square-page" {
-					if fits := eval[bool](t, ctx, apiStatusFitsJS); !fits {
-						t.Errorf("the API status message is taller than the space reserved for it: %s", eval[string](t, ctx, `(() => { const e = document.getElementById("api-status"); return e.getBoundingClientRect().height + " > " + getComputedStyle(e).minHeight; })()`))
-					}
+					checkAPIStatusFits(t, ctx)
 				}
 				if width := eval[int](t, ctx, `document.documentElement.scrollWidth`); width > int(screen.width) {
 					t.Errorf("the page is %d px wide at a %d px viewport", width, screen.width)
