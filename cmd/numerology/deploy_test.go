@@ -12,6 +12,7 @@ import (
 
 	"github.com/opennumerology/numerology/edge/cloudflare/cftest"
 	"github.com/opennumerology/numerology/generator"
+	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/internal/assetsignore"
 	"github.com/opennumerology/numerology/internal/testsupport"
@@ -19,20 +20,10 @@ import (
 
 const deployTestToken = "cli-SECRET-token-9876543210"
 
-// smallTree generates the year 2000 for a deploy test.
-func smallTree(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir() + "/out"
-	if code, _, stderr := run(t, "generate", "--years", "2000", "--out", dir); code != 0 {
-		t.Fatalf("generate: exit %d: %s", code, stderr)
-	}
-	return dir
-}
-
 func TestDeployAgainstFakeAPI(t *testing.T) {
 	fake := cftest.New(deployTestToken, "acc1")
 	defer fake.Close()
-	dir := smallTree(t)
+	dir := sharedTree(t)
 	t.Setenv(envBaseURL, fake.URL)
 	t.Setenv(envAccount, "acc1")
 
@@ -113,10 +104,7 @@ func TestDeployAgainstFakeAPI(t *testing.T) {
 // TestDeployDryRunFullTreeFitsFree: the full default tree (1900–2100) plans within Workers
 // Free, the per-date files left out by the tree's .assetsignore.
 func TestDeployDryRunFullTreeFitsFree(t *testing.T) {
-	dir := t.TempDir() + "/out"
-	if code, _, stderr := run(t, "generate", "--out", dir); code != 0 {
-		t.Fatalf("generate: exit %d: %s", code, stderr)
-	}
+	dir := generatortest.FullTree(t)
 	t.Setenv(envToken, "")
 	code, stdout, stderr := run(t, "deploy", "--dry-run", "--plan", "free", "--dir", dir)
 	if code != 0 {
@@ -157,7 +145,7 @@ func atoiCommas(t *testing.T, s string) int {
 // workers.dev subdomain: exit 8 before any upload with the onboarding link; with
 // --workers-subdomain it registers one and prints the URL; a taken name is exit 8 too.
 func TestDeployNewAccount(t *testing.T) {
-	dir := smallTree(t)
+	dir := sharedTree(t)
 	t.Setenv(envToken, deployTestToken)
 	t.Setenv(envAccount, "acc1")
 	tests := []struct {
@@ -240,7 +228,7 @@ func TestDeployRefusesAnAssetsIgnoreThatHidesTheWorkersFiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := smallTree(t)
+			dir := treeCopy(t)
 			appendToListed(t, dir, manifest.AssetsIgnoreFile, tt.extra)
 			fake := cftest.New(deployTestToken, "acc1")
 			defer fake.Close()
@@ -269,9 +257,7 @@ func appendToListed(t *testing.T, dir, rel, text string) {
 		t.Fatal(err)
 	}
 	b = append(b, text...)
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, path, b)
 	m, err := manifest.Load(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -285,7 +271,5 @@ func appendToListed(t *testing.T, dir, rel, text string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, manifest.FileName), mb, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, filepath.Join(dir, manifest.FileName), mb)
 }

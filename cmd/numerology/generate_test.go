@@ -9,9 +9,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
-// mkfiles creates files (relative path → content) under dir.
+// mkfiles creates files (relative path → content) under dir, with writeFile.
 func mkfiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
 	for rel, body := range files {
@@ -19,9 +21,7 @@ func mkfiles(t *testing.T, dir string, files map[string]string) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, p, []byte(body))
 	}
 }
 
@@ -95,9 +95,7 @@ func TestGenerateRecognisesItsOwnTree(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if code, _, stderr := run(t, "generate", "--out", out, "--years", "2000"); code != 0 {
-		t.Fatalf("generate: exit %d: %s", code, stderr)
-	}
+	linkTree(t, sharedTree(t), out) // a tree generate made
 	mine := map[string]string{"assets/my-logo.png": "\x89PNG", "api/notes.txt": "notes\n"}
 	mkfiles(t, out, mine)
 	code, _, stderr = run(t, "generate", "--out", out, "--years", "2000")
@@ -165,22 +163,24 @@ func TestSiteURLLookalikes(t *testing.T) {
 // TestGenerateKilledAtAnyPoint kills a real generate process at points spread over its run
 // (writing, swapping, removing the previous tree) and runs generate again: the next run must
 // succeed and leave nothing of the killed one beside the tree, while the user's files and
-// folders beside it, named like generate's own, stay as they were.
+// folders beside it, named like generate's own, stay as they were. The first previous tree
+// is a copy of the shared one, and the kill points follow the length of the last full run.
 func TestGenerateKilledAtAnyPoint(t *testing.T) {
+	testsupport.SkipShort(t, "kills generate in child processes and reruns it, six times")
 	bin, err := exec.LookPath("numerology")
 	if err != nil {
 		t.Fatalf("the numerology test command is not in PATH: %v", err)
 	}
-	dir := t.TempDir()
-	out := filepath.Join(dir, "out")
+	r, err := shared()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := treeCopy(t)
+	dir := filepath.Dir(out)
 	mine := map[string]string{"mine.txt": "m", ".out.tmp-mine/a.txt": "a", ".out.oldish/b.txt": "b"}
 	mkfiles(t, dir, mine)
-	args := []string{"generate", "--out", out, "--years", "1999"}
-	start := time.Now()
-	if err := exec.Command(bin, args...).Run(); err != nil {
-		t.Fatalf("generate: %v", err)
-	}
-	full := time.Since(start)
+	args := []string{"generate", "--out", out, "--years", "2000"}
+	full := r.took // the shared tree's generate: the same arguments
 	const kills = 6
 	leftovers := 0 // folders the killed runs left, for the next run to remove
 	for i := range kills {
@@ -196,9 +196,11 @@ func TestGenerateKilledAtAnyPoint(t *testing.T) {
 				leftovers++
 			}
 		}
+		start := time.Now()
 		if code, _, stderr := run(t, args...); code != 0 {
 			t.Fatalf("kill %d: the next generate: exit %d: %s", i, code, stderr)
 		}
+		full = time.Since(start)
 		var beside []string
 		for _, e := range mustReadDir(t, dir) {
 			beside = append(beside, e.Name())
@@ -211,9 +213,9 @@ func TestGenerateKilledAtAnyPoint(t *testing.T) {
 	if code, stdout, stderr := run(t, "verify", "--dir", out); code != 0 {
 		t.Fatalf("verify: exit %d: %s%s", code, stdout, stderr)
 	}
-	t.Logf("%d kills left %d folders to recover; a full run took %v", kills, leftovers, full)
+	t.Logf("%d kills left %d folders to recover; the last full run took %v", kills, leftovers, full)
 	if leftovers == 0 {
-		t.Errorf("no kill left anything to recover: the kills came too late (a full run took %v)", full)
+		t.Errorf("no kill left anything to recover: the kills came too late (the last full run took %v)", full)
 	}
 }
 

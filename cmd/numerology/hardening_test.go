@@ -90,10 +90,7 @@ func TestMaxConnsFor(t *testing.T) {
 // a restart, with the ETag of each body, and log the reload. Before, it kept answering the
 // old manifest's ETags (and sizes) until restarted.
 func TestServeFollowsGenerate(t *testing.T) {
-	tree := filepath.Join(t.TempDir(), "out")
-	if code, _, stderr := run(t, "generate", "--years", "2000", "--out", tree); code != 0 {
-		t.Fatalf("generate: exit %d: %s", code, stderr)
-	}
+	tree := treeCopy(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var stdout, stderr testsupport.SyncBuffer

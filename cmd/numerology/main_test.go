@@ -3,25 +3,51 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// TestMain lets testscript run the real command as "numerology" in scripts.
+// TestMain lets testscript run the real command as "numerology" in scripts, and checks and
+// removes the shared tree after the tests.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(sharedChecked{m}, map[string]func(){
 		"numerology": func() { os.Exit(Main(context.Background(), os.Args[1:], os.Stdout, os.Stderr)) },
 	})
 }
 
-// TestScripts runs testdata/script/*.txtar.
+// sharedChecked runs the tests, then fails the run if one of them changed the shared tree.
+type sharedChecked struct{ m *testing.M }
+
+func (s sharedChecked) Run() int {
+	code := s.m.Run()
+	if err := checkShared(); err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL:", err)
+		return 1
+	}
+	return code
+}
+
+// TestScripts runs testdata/script/*.txtar. Besides testscript's commands, "sharedtree dir"
+// puts a copy of the shared year-2000 tree at dir.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"sharedtree": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: sharedtree dir")
+				}
+				r, err := shared()
+				ts.Check(err)
+				ts.Check(copyLinked(r.dir, ts.MkAbs(args[0])))
+			},
+		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "root" {
 				return os.Geteuid() == 0, nil
@@ -154,35 +180,56 @@ func TestHelpDocumentsExitCodes(t *testing.T) {
 	}
 }
 
+// TestGenerateAndVerify checks the shared tree's generate (one summary line, nothing on
+// stderr), verify of it, and verify of a damaged copy naming what is missing and extra.
 func TestGenerateAndVerify(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "out")
-	code, stdout, stderr := run(t, "generate", "--years", "1900,2100", "--out", out)
-	if code != 0 || !strings.HasPrefix(stdout, "generated ") || stderr != "" {
-		t.Fatalf("generate: code %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	r, err := shared()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if strings.Count(stdout, "\n") != 1 {
-		t.Errorf("summary is not one line: %q", stdout)
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "generated ") || r.stderr != "" {
+		t.Fatalf("generate: code %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
-	if code, stdout, stderr := run(t, "verify", "--dir", out); code != 0 || !strings.HasPrefix(stdout, "verified ") {
+	if strings.Count(r.stdout, "\n") != 1 {
+		t.Errorf("summary is not one line: %q", r.stdout)
+	}
+	if code, stdout, stderr := run(t, "verify", "--dir", r.dir); code != 0 || !strings.HasPrefix(stdout, "verified ") {
 		t.Fatalf("verify: code %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
-	if err := os.Remove(filepath.Join(out, "api/public/matrix/31/12/2100.json")); err != nil {
+	out := treeCopy(t)
+	if err := os.Remove(filepath.Join(out, "api/public/matrix/31/12/2000.json")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(out, "stray.txt"), []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	code, stdout, stderr = run(t, "verify", "--dir", out)
+	writeFile(t, filepath.Join(out, "stray.txt"), []byte("x"))
+	code, stdout, stderr := run(t, "verify", "--dir", out)
 	if code != exitVerify {
 		t.Fatalf("verify of a damaged tree: code %d, want %d", code, exitVerify)
 	}
-	for _, w := range []string{"missing: api/public/matrix/31/12/2100.json", "extra: stray.txt"} {
+	for _, w := range []string{"missing: api/public/matrix/31/12/2000.json", "extra: stray.txt"} {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("verify output lacks %q:\n%s", w, stdout)
 		}
 	}
 	if !strings.Contains(stderr, "2 problem(s) found") {
 		t.Errorf("stderr = %q", stderr)
+	}
+}
+
+// TestParseYears checks --years and --from/--to as the list of years generate writes.
+func TestParseYears(t *testing.T) {
+	tests := []struct {
+		opts generateOptions
+		want []int
+	}{
+		{generateOptions{years: "1900,2100"}, []int{1900, 2100}},
+		{generateOptions{years: "2100, 1900-1901,1900"}, []int{1900, 1901, 2100}},
+		{generateOptions{from: 1999, to: 2001}, []int{1999, 2000, 2001}},
+	}
+	for _, tt := range tests {
+		got, err := parseYears(&tt.opts)
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("%+v: %v, %v; want %v", tt.opts, got, err, tt.want)
+		}
 	}
 }
 

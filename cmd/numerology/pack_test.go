@@ -10,15 +10,13 @@ import (
 	"testing"
 )
 
-// TestPackAndVerifyArchive runs generate, pack and verify as a user would, on a one-year
-// tree, then damages one record in the zip and checks that verify --archive names it.
+// TestPackAndVerifyArchive runs pack and verify as a user would, on a copy of the shared
+// one-year tree, then damages one record in the zip and checks that verify --archive names it.
 func TestPackAndVerifyArchive(t *testing.T) {
 	t.Setenv("SOURCE_DATE_EPOCH", "1700000000")
-	dir := t.TempDir()
-	out, dist := filepath.Join(dir, "out"), filepath.Join(dir, "dist")
-	if code, _, errOut := run(t, "generate", "--years", "2000", "--out", out); code != 0 {
-		t.Fatalf("generate: exit %d: %s", code, errOut)
-	}
+	out := treeCopy(t)
+	dir := filepath.Dir(out)
+	dist := filepath.Join(dir, "dist")
 	code, stdout, errOut := run(t, "pack", "--dir", out, "--to", dist)
 	if code != 0 {
 		t.Fatalf("pack: exit %d: %s", code, errOut)
@@ -96,11 +94,9 @@ func corruptZipEntry(t *testing.T, file, entry string) string {
 // stay (and a later generate names them). Before, pack deleted every file in the linked
 // folder, and the user's files in downloads/.
 func TestPackStaysInsideTheTree(t *testing.T) {
-	dir := t.TempDir()
-	out, dist := filepath.Join(dir, "out"), filepath.Join(dir, "dist")
-	if code, _, errOut := run(t, "generate", "--years", "2000", "--out", out); code != 0 {
-		t.Fatalf("generate: exit %d: %s", code, errOut)
-	}
+	out := treeCopy(t)
+	dir := filepath.Dir(out)
+	dist := filepath.Join(dir, "dist")
 	elsewhere := filepath.Join(dir, "my-downloads")
 	mine := map[string]string{"report.pdf": "%PDF", "numerology-dataset-0.9.zip": "my own copy"}
 	mkfiles(t, elsewhere, mine)

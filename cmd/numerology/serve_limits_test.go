@@ -91,10 +91,8 @@ func (s *limitedServe) get(path string, timeout time.Duration) (int, []byte, err
 // 760 files exhausted the limit, accept4 failed with "too many open files" and new clients
 // timed out.
 func TestServeDescriptorBudget(t *testing.T) {
-	tree := filepath.Join(t.TempDir(), "out")
-	if code, _, stderr := run(t, "generate", "--years", "2000", "--out", tree); code != 0 {
-		t.Fatalf("generate: exit %d: %s", code, stderr)
-	}
+	testsupport.SkipShort(t, "holds 760 connections to a serve under a descriptor limit")
+	tree := treeCopy(t)
 	// Trailing whitespace (which JSON ignores) brings the manifest to the full tree's size,
 	// far more than the socket buffers of a client that does not read can take.
 	mpath := filepath.Join(tree, manifest.FileName)
@@ -103,9 +101,7 @@ func TestServeDescriptorBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	b = append(b, bytes.Repeat([]byte("\n"), 8<<20-len(b))...)
-	if err := os.WriteFile(mpath, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, mpath, b)
 	s := startLimitedServe(t, "-n 1024", tree)
 
 	dialer := net.Dialer{Timeout: 5 * time.Second, Control: func(_, _ string, c syscall.RawConn) error {
@@ -144,10 +140,7 @@ func TestServeDescriptorBudget(t *testing.T) {
 // record answers 500 and serve keeps answering. Before, the first request for it tried
 // to allocate 10^12 bytes and killed serve ("fatal error: out of memory").
 func TestServeHugeManifestSize(t *testing.T) {
-	tree := filepath.Join(t.TempDir(), "out")
-	if code, _, stderr := run(t, "generate", "--years", "2000", "--out", tree); code != 0 {
-		t.Fatalf("generate: exit %d: %s", code, stderr)
-	}
+	tree := treeCopy(t)
 	m, err := manifest.Load(tree)
 	if err != nil {
 		t.Fatal(err)
@@ -177,9 +170,7 @@ func TestServeHugeManifestSize(t *testing.T) {
 		t.Fatalf("manifest entry of %s not found", file)
 	}
 	b = entry.ReplaceAll(b, []byte(`["`+file+`",1000000000000,`))
-	if err := os.WriteFile(mpath, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, mpath, b)
 	s := startLimitedServe(t, "-v 2097152", tree) // 2 GiB, in KiB
 	code, _, err := s.get(target, 10*time.Second)
 	if err != nil || code != 500 {

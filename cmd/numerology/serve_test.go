@@ -18,18 +18,12 @@ import (
 
 func TestServeErrors(t *testing.T) {
 	dir := t.TempDir()
-	tree := filepath.Join(dir, "out")
-	if code, _, stderr := run(t, "generate", "--years", "2000", "--out", tree); code != 0 {
-		t.Fatalf("generate: exit %d: %s", code, stderr)
-	}
+	tree := sharedTree(t)
 	badManifest := filepath.Join(dir, "bad")
 	os.MkdirAll(badManifest, 0o755)
 	os.WriteFile(filepath.Join(badManifest, "manifest.json"), []byte("{"), 0o644)
-	changed := filepath.Join(dir, "changed")
-	if code, _, stderr := run(t, "generate", "--years", "2000", "--out", changed); code != 0 {
-		t.Fatalf("generate: exit %d: %s", code, stderr)
-	}
-	os.WriteFile(filepath.Join(changed, "api", "public", "life-path.json"), []byte("[]\n"), 0o644)
+	changed := treeCopy(t)
+	writeFile(t, filepath.Join(changed, "api", "public", "life-path.json"), []byte("[]\n"))
 
 	tests := []struct {
 		name       string
@@ -59,10 +53,7 @@ func TestServeErrors(t *testing.T) {
 // (as SIGINT does) and checks that the request still gets its answer, that serve waits for
 // it and then exits 0.
 func TestServeGracefulShutdown(t *testing.T) {
-	tree := filepath.Join(t.TempDir(), "out")
-	if code, _, stderr := run(t, "generate", "--years", "2000", "--out", tree); code != 0 {
-		t.Fatalf("generate: exit %d: %s", code, stderr)
-	}
+	tree := sharedTree(t)
 	entered, release := make(chan struct{}), make(chan struct{})
 	wrapServeHandler = func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

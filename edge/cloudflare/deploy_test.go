@@ -32,9 +32,10 @@ const (
 )
 
 var (
-	treeOnce sync.Once
-	treeDir  string
-	treeErr  error
+	treeOnce    sync.Once
+	treeDir     string
+	treeErr     error
+	manifestSum string // of the base tree, checked after the tests
 )
 
 // baseTree generates, once per test binary, a small tree (the year 2000) that tests must
@@ -48,7 +49,11 @@ func baseTree(t testing.TB) string {
 			return
 		}
 		treeDir = filepath.Join(dir, "out")
-		_, treeErr = generatortest.Generate(treeDir, 2000)
+		if _, treeErr = generatortest.Generate(treeDir, 2000); treeErr != nil {
+			return
+		}
+		b, err := os.ReadFile(filepath.Join(treeDir, manifest.FileName))
+		treeErr, manifestSum = err, testsupport.SHA256Hex(b)
 	})
 	if treeErr != nil {
 		t.Fatalf("generate the test tree: %v", treeErr)
@@ -56,14 +61,43 @@ func baseTree(t testing.TB) string {
 	return treeDir
 }
 
+// TestMain runs the tests, then fails the run if one of them changed the base tree, and
+// removes it.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if treeDir != "" {
+		if err := checkBaseTree(); err != nil {
+			fmt.Fprintln(os.Stderr, "FAIL:", err)
+			code = 1
+		}
 		os.RemoveAll(filepath.Dir(treeDir))
 	}
 	os.Exit(code)
 }
 
+// checkBaseTree reports whether the base tree is still as generated: its manifest unchanged
+// and every file matching it.
+func checkBaseTree() error {
+	if treeErr != nil {
+		return nil // the tests that asked for it failed already
+	}
+	b, err := os.ReadFile(filepath.Join(treeDir, manifest.FileName))
+	if err != nil || testsupport.SHA256Hex(b) != manifestSum {
+		return fmt.Errorf("a test changed the base tree's manifest (%v); tests change a copyTree", err)
+	}
+	res, err := generator.VerifyTree(context.Background(), generator.VerifyOptions{Dir: treeDir})
+	if err != nil {
+		return fmt.Errorf("verify the base tree: %w", err)
+	}
+	if len(res.Problems) > 0 {
+		return fmt.Errorf("a test changed the base tree (tests change a copyTree): %d problem(s)", len(res.Problems))
+	}
+	return nil
+}
+
+// copyTree gives a test its own copy of the base tree. Its folders are new and its files are
+// hard links to the base tree's, so a test changes a file only through writeFile, which
+// replaces it, and never writes into one; TestMain catches a slip.
 func copyTree(t *testing.T) string {
 	t.Helper()
 	src := baseTree(t)
@@ -72,20 +106,31 @@ func copyTree(t *testing.T) string {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
+		rel, err := filepath.Rel(src, p)
 		if err != nil {
 			return err
 		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+		if d.IsDir() {
+			return os.Mkdir(filepath.Join(dst, rel), 0o755)
+		}
+		return os.Link(p, filepath.Join(dst, rel))
 	})
 	if err != nil {
 		t.Fatalf("copy tree: %v", err)
 	}
 	return dst
+}
+
+// writeFile writes b to path as a new file, replacing (not writing into) the file there: in a
+// copyTree that file is the base tree's too.
+func writeFile(t *testing.T, path string, b []byte) {
+	t.Helper()
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func fixtureWorker(t *testing.T) *cloudflare.Worker {
@@ -346,9 +391,7 @@ func rewrite(t *testing.T, dir, rel string, f func([]byte) []byte) {
 		t.Fatal(err)
 	}
 	b = f(b)
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, path, b)
 	m, err := manifest.Load(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -363,9 +406,7 @@ func rewrite(t *testing.T, dir, rel string, f func([]byte) []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, manifest.FileName), mb, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, filepath.Join(dir, manifest.FileName), mb)
 }
 
 func TestTransientErrorsAreRetried(t *testing.T) {
@@ -555,7 +596,7 @@ func TestTreeChangedAfterGenerate(t *testing.T) {
 	defer fake.Close()
 	dir := copyTree(t)
 	p := newPlan(t, dir, cloudflare.Options{})
-	os.WriteFile(filepath.Join(dir, filepath.FromSlash(manifest.LifePathFile(7))), []byte("{}\n"), 0o644)
+	writeFile(t, filepath.Join(dir, filepath.FromSlash(manifest.LifePathFile(7))), []byte("{}\n"))
 	_, err := newDeployer(fake, &bytes.Buffer{}, nil).Apply(context.Background(), p)
 	var te *cloudflare.TreeError
 	if !errors.As(err, &te) || !te.Mismatch {

@@ -207,9 +207,7 @@ func TestFakeRefusesZonesAndRoutes(t *testing.T) {
 // addToTree writes a file into the tree and lists it in the manifest (or updates its entry).
 func addToTree(t *testing.T, dir, rel string, content []byte) {
 	t.Helper()
-	if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(rel)), content, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, filepath.Join(dir, filepath.FromSlash(rel)), content)
 	m := loadManifest(t, dir)
 	entry := manifest.File{Path: rel, Size: int64(len(content)), SHA256: testsupport.SHA256Hex(content)}
 	found := false
@@ -225,9 +223,7 @@ func addToTree(t *testing.T, dir, rel string, content []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, manifest.FileName), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, filepath.Join(dir, manifest.FileName), b)
 }
 
 // TestRedirects: a tree's _redirects goes to Cloudflare as the assets' redirect rules, as
@@ -265,9 +261,7 @@ func TestRedirects(t *testing.T) {
 	})
 	t.Run("unlisted: refused", func(t *testing.T) {
 		dir := copyTree(t)
-		if err := os.WriteFile(filepath.Join(dir, "_redirects"), []byte(rules), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, filepath.Join(dir, "_redirects"), []byte(rules))
 		_, err := cloudflare.NewPlan(dir, loadManifest(t, dir), fixtureWorker(t), cloudflare.Options{Limits: freeLimits()})
 		var te *cloudflare.TreeError
 		if !errors.As(err, &te) || !te.Mismatch || !strings.Contains(err.Error(), "the tree has a _redirects file that its manifest does not list") {
