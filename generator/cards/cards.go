@@ -94,7 +94,27 @@ var markSizes = []float64{132, 108, 88, 68}
 // Render draws c and encodes it as a PNG of Width×Height. It fails when c has no title,
 // when a text has a character Go's fonts lack (it would show as an empty box) or when the
 // mark does not fit the circle.
+//
+// The PNG of a card is kept for the life of the process and handed out again for an equal
+// Card (the bytes depend only on its fields): a process that generates several trees of the
+// same content, as the tests do, draws and compresses each card once. Callers must not
+// modify the bytes.
 func Render(c Card) ([]byte, error) {
+	if b, ok := rendered.Load(c); ok {
+		return b.([]byte), nil
+	}
+	b, err := render(c)
+	if err != nil {
+		return nil, err
+	}
+	rendered.Store(c, b)
+	return b, nil
+}
+
+// rendered maps a Card to its PNG.
+var rendered sync.Map
+
+func render(c Card) ([]byte, error) {
 	img, err := draw(c)
 	if err != nil {
 		return nil, err
