@@ -232,7 +232,7 @@ func writeArchives(ctx context.Context, dir, base string, w *archiveWriter) ([]A
 // wiring, not data: the month files repeat the per-date records byte for byte, and neither
 // is served as an API route).
 func IsPacked(treePath string) bool {
-	if !strings.HasPrefix(treePath, "api/public/") || treePath == manifest.EdgeFile {
+	if !strings.HasPrefix(treePath, manifest.APIDir+"/") || treePath == manifest.EdgeFile {
 		return false
 	}
 	for _, r := range packedRoutes {
@@ -252,6 +252,13 @@ var packedRoutes = func() []manifest.Route {
 		}
 	}
 	return out
+}()
+
+// matrixRoute is the row of the matrix route: its records are stored in the zip, not
+// deflated.
+var matrixRoute = func() manifest.Route {
+	rs := generator.Routes()
+	return rs[slices.IndexFunc(rs, func(r manifest.Route) bool { return r.Name == manifest.RouteMatrix })]
 }()
 
 // compressor returns a zip payload compressor bound to fw (nil: a new one).
@@ -330,7 +337,7 @@ func readEntry(dir string, f *manifest.File, deflate func([]byte) []byte) (*entr
 	if err != nil {
 		return nil, &InputError{fmt.Errorf("read %s: %w", f.Path, unwrapPath(err))}
 	}
-	if strings.HasPrefix(f.Path, "api/public/matrix/") {
+	if _, ok := matrixRoute.MatchFile(f.Path); ok {
 		// Stored, not deflated, in the zip: deflating 73,414 separate 2 KB records costs more
 		// than the whole .tar.gz and still leaves the zip far above the publishing limit.
 		deflate = store
