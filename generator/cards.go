@@ -7,7 +7,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/opennumerology/numerology/generator/cards"
 )
@@ -87,22 +88,22 @@ func (p *pageRenderer) renderCards(pages []page, home page) ([]pageFile, error) 
 			todo = append(todo, c)
 		}
 	}
+	// Every card is rendered and every failure reported, in the pages' order.
 	errs := make([]error, len(todo))
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	var wg sync.WaitGroup
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, c := range todo {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
+		g.Go(func() error {
 			b, err := cards.Render(c)
 			if err != nil {
 				errs[i] = fmt.Errorf("render %s: %w", out[i].path, err)
-				return
+				return nil
 			}
 			out[i].body = b
+			return nil
 		})
 	}
-	wg.Wait()
+	_ = g.Wait() // the errors are in errs
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

@@ -20,6 +20,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/outtree"
 	"github.com/opennumerology/numerology/generator/rules"
@@ -283,33 +285,18 @@ func (g *gen) writeDates(ctx context.Context) error {
 			}
 		}
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	next := make(chan monthTask)
-	var wg sync.WaitGroup
-	for range min(g.workers, len(tasks)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for t := range next {
-				if err := g.writeMonth(ctx, t); err != nil {
-					cancel(err)
-					return
-				}
-			}
-		}()
-	}
-feed:
+	eg, ectx := errgroup.WithContext(ctx)
+	eg.SetLimit(g.workers)
 	for _, t := range tasks {
-		select {
-		case next <- t:
-		case <-ctx.Done():
-			break feed
+		if ectx.Err() != nil {
+			break
 		}
+		eg.Go(func() error { return g.writeMonth(ectx, t) })
 	}
-	close(next)
-	wg.Wait()
-	return context.Cause(ctx)
+	if err := eg.Wait(); err != nil {
+		return err
+	}
+	return ctx.Err()
 }
 
 // writeMonth writes the records of one month of a date route across all years: the

@@ -3,105 +3,69 @@ package generator
 import (
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
-	"strconv"
-	"strings"
-
-	json "github.com/goccy/go-json"
 
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/generator/openapi"
 	"github.com/opennumerology/numerology/generator/rules"
 )
 
-// OpenAPIVersion is the version of the OpenAPI Specification the document follows.
-const OpenAPIVersion = "3.1.0"
+// obj is a JSON object of the OpenAPI document (openapi.Obj): the renderers' schemas and
+// field constraints are written with it.
+type obj = openapi.Obj
 
-// obj is a JSON object of the OpenAPI document; Encode writes its keys sorted, so the
-// document is byte-identical across runs.
-type obj = map[string]any
-
-// OpenAPI builds the OpenAPI 3.1 document of the API (/api/public/openapi.json). Schemas are
-// derived from the Go types of the bodies, headers from the header sets of EdgeConfig and
-// examples from real records and error bodies, so the document cannot drift from the tree.
-// It is made for clients: its paths are the operations they call (openapi_paths.go), and
-// what every path answers alike is said once, in the description. The server is the site
-// URL and the paths carry the /api/public prefix, because the index route is the prefix
-// itself.
+// OpenAPI builds the OpenAPI 3.1 document of the API (/api/public/openapi.json) with package
+// openapi, from the edge configuration, the site's facts, the error table and each route's
+// renderer: its body's Go type or schema, and a real body of its example as the example.
 func (s *Site) OpenAPI() (obj, error) {
 	cfg, err := s.EdgeConfig()
 	if err != nil {
 		return nil, err
 	}
-	b := &openAPIBuilder{site: s, cfg: cfg, schemas: obj{}, headers: obj{}, routeSchemas: map[string]string{}, routeParams: map[string][]any{}, extras: s.fieldExtras()}
-	if err := b.buildSchemas(); err != nil {
-		return nil, err
-	}
-	b.buildHeaders()
-	if err := b.buildParameters(); err != nil {
-		return nil, err
-	}
-	responses, err := b.buildResponses()
-	if err != nil {
-		return nil, err
-	}
-	paths, err := b.paths()
-	if err != nil {
-		return nil, err
-	}
-	doc := obj{
-		"openapi": OpenAPIVersion,
-		"info": obj{
-			"title":       s.Content.Site.Title,
-			"summary":     "Числа жизненного пути и матрица судьбы в JSON: открытый API только для чтения.",
-			"description": b.description(),
-			"version":     manifest.APIVersion,
-			"contact":     obj{"name": s.Content.Site.Publisher, "url": s.SiteURL + "/", "email": s.Content.Site.SupportEmail},
-			"license":     obj{"name": "Creative Commons «" + s.Content.Site.LicenseName + "» (CC BY 4.0)", "identifier": LicenseHeader},
+	in := openapi.Input{
+		Config: cfg,
+		Site: openapi.Site{
+			Title: s.Content.Site.Title, Publisher: s.Content.Site.Publisher, SupportEmail: s.Content.Site.SupportEmail,
+			URL: s.SiteURL, LicenseName: s.Content.Site.LicenseName, LicenseID: LicenseHeader,
+			Disclaimer: s.Content.Site.Disclaimer,
 		},
-		"externalDocs": obj{"description": "Документация и примеры", "url": s.SiteURL + "/"},
-		"servers":      []obj{{"url": s.SiteURL, "description": "Сайт; пути API начинаются с " + manifest.APIPrefix}},
-		"security":     []any{}, // public: no route needs credentials
-		"tags":         tags(),
-		"paths":        paths,
-		"components": obj{
-			"schemas":   b.schemas,
-			"headers":   b.headers,
-			"responses": responses,
-		},
+		ErrorBody:     ErrorBody{},
+		Routes:        map[string]openapi.Route{},
+		Fields:        s.fieldExtras(),
+		CacheOK:       CacheOK,
+		CacheError:    CacheError,
+		LimitedRoutes: limitedRoutesRu(),
 	}
-	typeConsts(b.schemas)
-	return doc, nil
-}
-
-type openAPIBuilder struct {
-	site    *Site
-	cfg     manifest.EdgeConfig
-	schemas obj
-	headers obj
-	// routeSchemas names the schema of each route's 200 body.
-	routeSchemas map[string]string
-	// routeParams are the path parameters of each route, in order.
-	routeParams map[string][]any
-	extras      map[string]obj
-}
-
-// errorResponse names the components/responses entry of an error key.
-func (b *openAPIBuilder) errorResponse(key string) string {
-	for _, e := range b.site.errorSpecs() {
-		if e.key == key {
-			return e.response
+	for _, e := range s.errorSpecs() {
+		in.Errors = append(in.Errors, openapi.Error{
+			Key: e.key, Response: e.response, Description: e.description,
+			Text: e.body.Error, Status: e.body.Status, ValidNumbers: e.body.ValidNumbers,
+		})
+	}
+	rs := renderers()
+	for _, r := range cfg.Routes {
+		rd := rs[r.Name]
+		vals, err := exampleValues(r)
+		if err != nil {
+			return nil, fmt.Errorf("openapi: route %s: %w", r.Name, err)
 		}
+		or := openapi.Route{Body: rd.body, Values: vals}
+		if rd.schema != nil {
+			or.Schema = func(b *openapi.Builder) (string, obj) { return rd.schema(s, b) }
+		}
+		if !rd.noExample {
+			enc, err := rd.encoder(s)
+			if err != nil {
+				return nil, fmt.Errorf("openapi: route %s: %w", r.Name, err)
+			}
+			if or.Example, err = enc(nil, slices.Clone(vals)); err != nil {
+				return nil, fmt.Errorf("openapi: route %s example: %w", r.Name, err)
+			}
+		}
+		in.Routes[r.Name] = or
 	}
-	panic("generator bug: no error " + key)
+	return openapi.Build(in)
 }
-
-// errorSchema names the schema of an error key's body: "InvalidDateError", …
-func (b *openAPIBuilder) errorSchema(key string) string {
-	return strings.TrimSuffix(b.errorResponse(key), "Error") + "Error"
-}
-
-func ref(kind, name string) obj { return obj{"$ref": "#/components/" + kind + "/" + name} }
 
 // fieldExtras adds constraints and descriptions to the schemas derived from Go types, by
 // "Type.json_name"; "*.json_name" applies to every type. The routes' renderers add theirs.
@@ -148,364 +112,4 @@ func (s *Site) errorStatuses() []int {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// schemaOf returns the schema of v's type, adding the components it needs.
-func (b *openAPIBuilder) schemaOf(v any) obj { return schemaOf(reflect.TypeOf(v), b.schemas, b.extras) }
-
-// buildSchemas builds the schema of each route's 200 body, with a real body as its example
-// (decoded from its exact bytes), and one schema per error body.
-func (b *openAPIBuilder) buildSchemas() error {
-	b.schemaOf(ErrorBody{})
-	rs := renderers()
-	for _, r := range b.cfg.Routes {
-		rd := rs[r.Name]
-		var name string
-		if rd.schema != nil {
-			var sch obj
-			name, sch = rd.schema(b)
-			b.schemas[name] = sch
-		} else {
-			sch := b.schemaOf(rd.body)
-			ref, _ := sch["$ref"].(string)
-			name = strings.TrimPrefix(ref, "#/components/schemas/")
-			if ref == "" {
-				return fmt.Errorf("openapi: route %s: the body type %T is not a named struct", r.Name, rd.body)
-			}
-		}
-		b.routeSchemas[r.Name] = name
-		if rd.noExample {
-			continue
-		}
-		enc, err := rd.encoder(b.site)
-		if err != nil {
-			return fmt.Errorf("openapi: route %s: %w", r.Name, err)
-		}
-		vals, err := exampleValues(r)
-		if err != nil {
-			return fmt.Errorf("openapi: route %s: %w", r.Name, err)
-		}
-		body, err := enc(nil, vals)
-		if err != nil {
-			return fmt.Errorf("openapi: route %s example: %w", r.Name, err)
-		}
-		var ex any
-		if err := json.Unmarshal(body, &ex); err != nil {
-			return fmt.Errorf("openapi: route %s example: %w", r.Name, err)
-		}
-		b.schemas[name].(obj)["examples"] = []any{ex}
-	}
-	// One schema per error: its exact text and status, so an answer with another error's
-	// body does not validate; only the errors that list valid numbers carry valid_numbers.
-	// Each extends ErrorBody, which keeps its Go name: a schema named Error would give
-	// generated TypeScript clients a type that shadows the global Error.
-	for _, e := range b.site.errorSpecs() {
-		props := obj{"error": obj{"const": e.body.Error}, "status": obj{"const": e.body.Status}}
-		sch := obj{
-			"allOf":      []any{ref("schemas", "ErrorBody")},
-			"properties": props,
-			"required":   []string{"error", "status"},
-		}
-		if e.body.ValidNumbers != nil {
-			sch["required"] = []string{"error", "status", "valid_numbers"}
-			props["valid_numbers"] = obj{"type": "array", "items": obj{"type": "integer"}, "const": e.body.ValidNumbers}
-		} else {
-			props["valid_numbers"] = false // never present
-		}
-		b.schemas[b.errorSchema(e.key)] = sch
-	}
-	return nil
-}
-
-// schemaOf returns the JSON Schema of t: named struct types become components (a $ref),
-// fields come from json tags, embedded structs are flattened, a field is required unless
-// it is omitempty, and objects admit no other properties.
-func schemaOf(t reflect.Type, comps obj, extras map[string]obj) obj {
-	switch t.Kind() {
-	case reflect.String:
-		return obj{"type": "string"}
-	case reflect.Int, reflect.Int64, reflect.Int32:
-		return obj{"type": "integer"}
-	case reflect.Bool:
-		return obj{"type": "boolean"}
-	case reflect.Slice, reflect.Array:
-		return obj{"type": "array", "items": schemaOf(t.Elem(), comps, extras)}
-	case reflect.Struct:
-		name := t.Name()
-		if _, done := comps[name]; !done {
-			comps[name] = obj{} // reserve: breaks cycles
-			props := obj{}
-			var required []string
-			addFields(t, name, props, &required, comps, extras)
-			comps[name] = obj{"type": "object", "properties": props, "required": required, "additionalProperties": false}
-		}
-		return ref("schemas", name)
-	}
-	panic("generator bug: no JSON schema for " + t.String())
-}
-
-func addFields(t reflect.Type, owner string, props obj, required *[]string, comps obj, extras map[string]obj) {
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag := f.Tag.Get("json")
-		if f.Anonymous && tag == "" {
-			addFields(f.Type, owner, props, required, comps, extras)
-			continue
-		}
-		if !f.IsExported() || tag == "-" {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		s := schemaOf(f.Type, comps, extras)
-		for _, key := range []string{"*." + name, owner + "." + name} {
-			if extra, ok := extras[key]; ok {
-				if _, isRef := s["$ref"]; isRef {
-					s = obj{"allOf": []any{s}} // keep the $ref alone; constraints beside it
-				}
-				s = maps.Clone(s)
-				maps.Copy(s, extra)
-			}
-		}
-		props[name] = s
-		if !strings.Contains(opts, "omitempty") {
-			*required = append(*required, name)
-		}
-	}
-}
-
-// headerName returns the component name of a response header with a given value.
-func headerComponent(name, value string) string {
-	if name != "Cache-Control" {
-		return name
-	}
-	switch value {
-	case CacheOK:
-		return "Cache-Control-OK"
-	case CacheError:
-		return "Cache-Control-Error"
-	}
-	return "Cache-Control-No-Store"
-}
-
-func (b *openAPIBuilder) addHeader(name, value, description string) {
-	b.headers[headerComponent(name, value)] = obj{
-		"required": true, "description": description,
-		"schema": obj{"type": "string", "enum": []string{value}},
-	}
-}
-
-func (b *openAPIBuilder) buildHeaders() {
-	h := b.cfg.Headers
-	describe := map[string]string{
-		"Access-Control-Allow-Origin":   "CORS: данные доступны с любого сайта",
-		"Access-Control-Expose-Headers": "CORS: заголовки, которые видит скрипт",
-		"Access-Control-Allow-Methods":  "CORS preflight: разрешённые методы",
-		"Access-Control-Allow-Headers":  "CORS preflight: разрешённые заголовки",
-		"Access-Control-Max-Age":        "CORS preflight: сколько секунд кешировать ответ",
-		"X-API-License":                 "Лицензия данных (SPDX)",
-		"X-Content-Type-Options":        "Запрет угадывания типа содержимого",
-		"Cache-Control":                 "Правила кеширования",
-		"Allow":                         "Поддерживаемые методы",
-	}
-	sets := []map[string]string{h.Common, h.Preflight, h.NotModified}
-	for _, st := range slices.Sorted(maps.Keys(h.ByStatus)) {
-		sets = append(sets, h.ByStatus[st])
-	}
-	for _, set := range sets {
-		for name, value := range set {
-			if name == "Content-Type" {
-				continue // described by the response's media type, never as a header (OAS 3.1 §4.8.17.1)
-			}
-			b.addHeader(name, value, describe[name])
-		}
-	}
-	b.headers["ETag"] = obj{
-		"required": true, "description": "Сильный ETag: sha256 тела в шестнадцатеричном виде, в кавычках",
-		"schema": obj{"type": "string", "pattern": `^"[0-9a-f]{64}"$`},
-	}
-	b.headers["Retry-After"] = obj{
-		"required": true, "description": "Через сколько секунд запрос будет принят",
-		"schema": obj{"type": "integer", "minimum": 1},
-	}
-}
-
-// responseHeaders lists the headers of an answer with the given status, as refs.
-func (b *openAPIBuilder) responseHeaders(status string) obj {
-	h := b.cfg.Headers
-	out := obj{}
-	sets := []map[string]string{h.Common, h.ByStatus[status]}
-	if status == "304" {
-		sets = []map[string]string{h.NotModified}
-	}
-	for _, set := range sets {
-		for name, value := range set {
-			if name != "Content-Type" {
-				out[name] = ref("headers", headerComponent(name, value))
-			}
-		}
-	}
-	switch status {
-	case "200", "304":
-		out["ETag"] = ref("headers", "ETag")
-	case "429":
-		out["Retry-After"] = ref("headers", "Retry-After")
-	}
-	return out
-}
-
-func (b *openAPIBuilder) jsonContent(schema obj, example any) obj {
-	mt := obj{"schema": schema}
-	if example != nil {
-		mt["example"] = example
-	}
-	return obj{"application/json": mt}
-}
-
-// buildResponses builds the shared responses: every error (with its exact body as the
-// example), the 304 and the preflight.
-func (b *openAPIBuilder) buildResponses() (obj, error) {
-	out := obj{}
-	for _, e := range b.site.errorSpecs() {
-		r := b.cfg.Errors[e.key]
-		var example any
-		if err := json.Unmarshal([]byte(r.Body), &example); err != nil {
-			return nil, fmt.Errorf("openapi: error body %s: %w", e.key, err)
-		}
-		status := strconv.Itoa(r.Status)
-		out[e.response] = obj{
-			"description": e.description,
-			"headers":     b.responseHeaders(status),
-			"content":     b.jsonContent(ref("schemas", b.errorSchema(e.key)), example),
-		}
-	}
-	out["NotModified"] = obj{
-		"description": "Не изменилось: If-None-Match совпал с ETag; тела нет",
-		"headers":     b.responseHeaders("304"),
-	}
-	pre := obj{}
-	for name, value := range b.cfg.Headers.Preflight {
-		pre[name] = ref("headers", headerComponent(name, value))
-	}
-	out["Preflight"] = obj{"description": "CORS preflight: без тела", "headers": pre}
-	return out, nil
-}
-
-// buildParameters describes the path parameters of every route from their types, inline
-// in each path: named components would give generated clients types such as Number that
-// shadow TypeScript's own. Any segment is a request the route answers: a value its types
-// admit with the body, any other (10, 0, letters, %31, ten digits) with the route's error,
-// which the operation documents. So a parameter is a number or any string — typed clients
-// pass numbers, and a validating proxy forwards every segment to the edge — and the values
-// the route admits are in its description, not in the schema: a validator that reads "10"
-// as the number 10 would otherwise reject it instead of letting the edge answer.
-func (b *openAPIBuilder) buildParameters() error {
-	for _, r := range b.cfg.Routes {
-		vals, err := exampleValues(r)
-		if err != nil {
-			return fmt.Errorf("openapi: route %s: %w", r.Name, err)
-		}
-		names := r.ParamNames()
-		i := 0
-		for _, t := range r.Params {
-			for k := range t.Arity() {
-				b.routeParams[r.Name] = append(b.routeParams[r.Name], obj{
-					"name": names[i], "in": "path", "required": true,
-					"description": b.paramDescription(r, t, k),
-					"schema": obj{"anyOf": []any{
-						obj{"type": "integer", "description": "Число"},
-						obj{"type": "string", "description": "Сегмент пути как есть"},
-					}},
-					"example": vals[i],
-				})
-				i++
-			}
-		}
-	}
-	return nil
-}
-
-// paramDescription describes the k-th parameter of a type in Russian.
-func (b *openAPIBuilder) paramDescription(r manifest.Route, t manifest.ParamType, k int) string {
-	const digits = " От 1 до 9 цифр, ведущие нули допустимы (07 — это 7)."
-	otherwise := ""
-	if r.Error != "" {
-		e := b.cfg.Errors[r.Error]
-		var body ErrorBody
-		_ = json.Unmarshal([]byte(e.Body), &body)
-		otherwise = fmt.Sprintf(" Любой другой сегмент — не ошибка запроса: маршрут отвечает %d %s.", e.Status, body.Error)
-	}
-	var what string
-	switch t.Type {
-	case manifest.ParamNumber:
-		what = "Одно из чисел " + numbersRu(t.Numbers) + "."
-	case manifest.ParamPair:
-		what = [2]string{"Первое", "Второе"}[k] + " число пары: одно из " + numbersRu(t.Numbers) + "; порядок чисел не важен."
-	case manifest.ParamDate:
-		what = [3]string{
-			"День месяца, 1–31; вместе с месяцем и годом — существующая дата.",
-			"Месяц, 1–12.",
-			fmt.Sprintf("Год, %d–%d.", t.FirstYear, t.LastYear),
-		}[k]
-	}
-	return what + digits + otherwise
-}
-
-// numbersRu lists numbers with runs shortened: "1–9, 11, 22, 33".
-func numbersRu(ns []int) string {
-	var parts []string
-	for i := 0; i < len(ns); {
-		j := i
-		for j+1 < len(ns) && ns[j+1] == ns[j]+1 {
-			j++
-		}
-		switch {
-		case j-i >= 2:
-			parts = append(parts, fmt.Sprintf("%d–%d", ns[i], ns[j]))
-		case j > i:
-			parts = append(parts, strconv.Itoa(ns[i]), strconv.Itoa(ns[j]))
-		default:
-			parts = append(parts, strconv.Itoa(ns[i]))
-		}
-		i = j + 1
-	}
-	return strings.Join(parts, ", ")
-}
-
-// typeConsts gives every schema with a const the type of its value, wherever it sits among
-// the schemas (examples aside): generators type a bare const as unknown or as a conflict.
-func typeConsts(v any) {
-	switch v := v.(type) {
-	case obj:
-		if c, ok := v["const"]; ok && v["type"] == nil {
-			v["type"] = jsonType(c)
-		}
-		for k, sub := range v {
-			if k != "examples" && k != "example" && k != "const" && k != "enum" {
-				typeConsts(sub)
-			}
-		}
-	case []any:
-		for _, sub := range v {
-			typeConsts(sub)
-		}
-	}
-}
-
-// jsonType is the JSON Schema type of a Go value as it encodes.
-func jsonType(v any) string {
-	switch reflect.ValueOf(v).Kind() {
-	case reflect.String:
-		return "string"
-	case reflect.Int, reflect.Int64, reflect.Int32:
-		return "integer"
-	case reflect.Float64, reflect.Float32:
-		return "number"
-	case reflect.Bool:
-		return "boolean"
-	case reflect.Slice, reflect.Array:
-		return "array"
-	case reflect.Map, reflect.Struct:
-		return "object"
-	}
-	panic(fmt.Sprintf("generator bug: no JSON type for the const %v", v))
 }

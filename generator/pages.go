@@ -401,7 +401,7 @@ func (p *pageRenderer) fillLifePath(d *pageData, list []LifePathItem, i int) {
 	lp := &p.s.Content.LifePaths[i]
 	rec := p.s.LifePathRecord(lp)
 	d.LifePath = &rec
-	d.APIPath = manifest.APIPrefix + "/life-path/" + strconv.Itoa(lp.Number)
+	d.APIPath = RoutePath(manifest.RouteLifePath, lp.Number)
 	for _, person := range lp.FamousPeople {
 		year, _ := strconv.Atoi(strings.SplitN(person.Born, "-", 2)[0])
 		d.People = append(d.People, personDoc{person.Name, person.Field, year})

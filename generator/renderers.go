@@ -8,6 +8,7 @@ import (
 
 	"github.com/opennumerology/numerology/content"
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/generator/openapi"
 	"github.com/opennumerology/numerology/generator/rules"
 )
 
@@ -22,7 +23,7 @@ type renderer struct {
 	body any
 	// schema, when set, builds the body's schema (one that no Go type gives, or a list with
 	// its length) and names it.
-	schema func(b *openAPIBuilder) (name string, schema obj)
+	schema func(s *Site, b *openapi.Builder) (name string, schema obj)
 	// fields adds constraints and descriptions to the schemas derived from Go types, by
 	// "Type.json_name" (see fieldExtras).
 	fields func(s *Site) map[string]obj
@@ -56,11 +57,11 @@ func renderers() map[string]renderer {
 		},
 		manifest.RouteOpenAPI: {
 			body: obj{},
-			schema: func(*openAPIBuilder) (string, obj) {
+			schema: func(*Site, *openapi.Builder) (string, obj) {
 				return "OpenAPIDocument", obj{
 					"type": "object", "required": []string{"openapi", "info", "paths"},
 					"properties": obj{
-						"openapi": obj{"const": OpenAPIVersion},
+						"openapi": obj{"const": openapi.Version},
 						"info": obj{
 							"type": "object", "required": []string{"title", "version"},
 							"properties": obj{"title": obj{"type": "string"}, "version": obj{"type": "string"}},
@@ -81,10 +82,10 @@ func renderers() map[string]renderer {
 		},
 		manifest.RouteLifePathList: {
 			body: []LifePathItem{},
-			schema: func(b *openAPIBuilder) (string, obj) {
-				n := len(b.site.Content.LifePaths)
+			schema: func(s *Site, b *openapi.Builder) (string, obj) {
+				n := len(s.Content.LifePaths)
 				return "LifePathList", obj{
-					"type": "array", "items": b.schemaOf(LifePathItem{}), "minItems": n, "maxItems": n,
+					"type": "array", "items": b.SchemaOf(LifePathItem{}), "minItems": n, "maxItems": n,
 					"description": "12 чисел в порядке 1…9, 11, 22, 33",
 				}
 			},

@@ -78,7 +78,7 @@ func lifePathTable() Table {
 	return Table{
 		Name:        "life-path",
 		Title:       "Life path numbers",
-		Description: "The 12 life path numbers briefly, as in api/public/life-path.json; full records are in api/public/life-path/{number}.json.",
+		Description: "The 12 life path numbers briefly, as in " + route(manifest.RouteLifePathList).File + "; full records are in " + route(manifest.RouteLifePath).File + ".",
 		Russian:     "числа жизненного пути: число, архетип, девиз, краткое описание",
 		Fields: []TableField{
 			{Name: "number", Type: "integer", Description: "Life path number", Unique: true, Enum: rules.LifePathNumbers},
@@ -105,7 +105,7 @@ func lifePathDatesTable() Table {
 	return Table{
 		Name:        "life-path-dates",
 		Title:       "Life path number of every birth date",
-		Description: "One row per date: its life path number; the same values as api/public/life-path/{day}/{month}/{year}.json. The numbers are described in life-path.csv.",
+		Description: "One row per date: its life path number; the same values as " + route(manifest.RouteLifePathDate).File + ". The numbers are described in life-path.csv.",
 		Russian:     "число жизненного пути для каждой даты: дата ISO, день, месяц, год и число",
 		Fields: []TableField{
 			{Name: "date", Type: "date", Description: "Birth date, ISO 8601 (YYYY-MM-DD)", Unique: true},
@@ -255,7 +255,7 @@ func matrixTable() Table {
 	return Table{
 		Name:        "matrix",
 		Title:       "Destiny matrix of every birth date",
-		Description: "One row per date: the arcana number of each of the 12 positions, in the order of the API's matrix record. The same values as api/public/matrix/{day}/{month}/{year}.json.",
+		Description: "One row per date: the arcana number of each of the 12 positions, in the order of the API's matrix record. The same values as " + route(manifest.RouteMatrix).File + ".",
 		Russian:     "матрица судьбы для каждой даты: дата ISO, день, месяц, год и номера арканов 12 позиций в порядке API",
 		Fields:      fields,
 		PrimaryKey:  []string{"date"},

@@ -22,3 +22,23 @@ if hits=$(grep -nF -e "$patterns" $files); then
 	echo "$hits" >&2
 	exit 1
 fi
+# Generate, verify and pack take tree and API paths from the route table and the manifest's
+# names (Route.File, Packed, RoutePath, manifest.APIDir, …), never from a path written by hand
+# (scripts/routeliterals -tree). The route table itself (generator/routes.go) is where the
+# paths are written.
+patterns=$(go run ./scripts/routeliterals -tree)
+if [ -z "$patterns" ]; then
+	echo "check-route-literals: the route table gave no tree forms" >&2
+	exit 1
+fi
+files=$(find generator generator/pack cmd/numerology -maxdepth 1 -type f -name '*.go' ! -name '*_test.go' ! -path generator/routes.go | sort -u)
+if [ -z "$files" ]; then
+	echo "check-route-literals: no generate, verify or pack sources found" >&2
+	exit 1
+fi
+# shellcheck disable=SC2086 # one file a word
+if hits=$(grep -nE -e "$patterns" $files); then
+	echo "tree or API paths written by hand in generate, verify or pack (take them from the route table or the manifest's names):" >&2
+	echo "$hits" >&2
+	exit 1
+fi

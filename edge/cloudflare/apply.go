@@ -24,6 +24,7 @@ import (
 	"github.com/cloudflare/cloudflare-go/v6/shared"
 	"github.com/cloudflare/cloudflare-go/v6/workers"
 	json "github.com/goccy/go-json"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/opennumerology/numerology/internal/humanize"
 )
@@ -296,43 +297,30 @@ func (a *applier) uploadBuckets(ctx context.Context, uploadJWT string, buckets [
 			}
 		}
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	conc := a.d.Concurrency
 	if conc <= 0 {
 		conc = 3
 	}
+	// The first failed bucket cancels the others.
+	eg, ectx := errgroup.WithContext(ctx)
+	eg.SetLimit(conc)
 	var (
-		wg         sync.WaitGroup
-		sem        = make(chan struct{}, conc)
-		firstErr   error
 		completion string
 		done       = total
 	)
 	done.Buckets, done.Files, done.Bytes = 0, 0, 0
 	a.report(done)
 	for i, bucket := range buckets {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
+		if ectx.Err() != nil {
 			break
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			jwt, files, size, err := a.uploadBucket(ctx, uploadJWT, i, len(buckets), bucket, byHash)
+		eg.Go(func() error {
+			jwt, files, size, err := a.uploadBucket(ectx, uploadJWT, i, len(buckets), bucket, byHash)
+			if err != nil {
+				return err
+			}
 			a.mu.Lock()
 			defer a.mu.Unlock()
-			if err != nil {
-				if firstErr == nil {
-					firstErr = err
-					cancel()
-				}
-				return
-			}
 			if jwt != "" {
 				completion, a.completionAt = jwt, a.d.now()
 			}
@@ -343,11 +331,11 @@ func (a *applier) uploadBuckets(ctx context.Context, uploadJWT string, buckets [
 			done.Files += files
 			done.Bytes += size
 			a.report(done)
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
-	if firstErr != nil {
-		return "", firstErr
+	if err := eg.Wait(); err != nil {
+		return "", err
 	}
 	if err := ctx.Err(); err != nil {
 		return "", err

@@ -16,18 +16,20 @@ import (
 
 // File names and paths inside the tree, relative to its root, with forward slashes.
 const (
-	FileName     = "manifest.json"        // this manifest; it does not list itself
-	EdgeFile     = "api/public/edge.json" // the EdgeConfig alone, for the worker
-	HeadersFile  = "_headers"             // Cloudflare/Netlify header rules for static hosts
-	ListFile     = "api/public/life-path.json"
-	IndexFile    = "api/public/index.json"
-	OpenAPIFile  = "api/public/openapi.json"
-	ErrorsDir    = "api/public/errors"
+	FileName = "manifest.json" // this manifest; it does not list itself
+	// APIDir holds the API's files: every route's File and packed files are under it.
+	APIDir       = "api/public"
+	EdgeFile     = APIDir + "/edge.json" // the EdgeConfig alone, for the worker
+	HeadersFile  = "_headers"            // Cloudflare/Netlify header rules for static hosts
+	ListFile     = APIDir + "/life-path.json"
+	IndexFile    = APIDir + "/index.json"
+	OpenAPIFile  = APIDir + "/openapi.json"
+	ErrorsDir    = APIDir + "/errors"
 	DownloadsDir = "downloads"
 	NotFoundPage = "404.html" // served with status 404 for unknown non-API paths, when present
 	// MatrixMonthsDir holds the packed month files: the matrix records of one year and
 	// month, byte for byte, one per line (docs/design.md §10). The worker reads only these.
-	MatrixMonthsDir = "api/public/matrix-months"
+	MatrixMonthsDir = APIDir + "/matrix-months"
 	// AssetsIgnoreFile lists, in gitignore syntax, the files Workers static assets need not
 	// hold (wrangler's convention; numerology deploy reads it too).
 	AssetsIgnoreFile = ".assetsignore"

@@ -26,6 +26,7 @@ import (
 	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/generator/openapi"
 	"github.com/opennumerology/numerology/generator/rules"
 )
 
@@ -62,8 +63,8 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	if err != nil {
 		t.Fatalf("load openapi.json: %v", err)
 	}
-	if doc.OpenAPI != generator.OpenAPIVersion || !doc.IsOpenAPI31OrLater() {
-		t.Fatalf("openapi = %q, want %s", doc.OpenAPI, generator.OpenAPIVersion)
+	if doc.OpenAPI != openapi.Version || !doc.IsOpenAPI31OrLater() {
+		t.Fatalf("openapi = %q, want %s", doc.OpenAPI, openapi.Version)
 	}
 	if err := doc.Validate(ctx); err != nil {
 		t.Fatalf("openapi.json is not a valid OpenAPI 3.1 document: %v", err)

@@ -315,7 +315,7 @@ func (d *docs) readme(jsonFiles int) []byte {
 	}
 	var files []string
 	for _, rt := range generator.Routes() {
-		files = append(files, "`"+strings.TrimPrefix(rt.File, "api/public/")+"`")
+		files = append(files, "`"+strings.TrimPrefix(rt.File, manifest.APIDir+"/")+"`")
 	}
 	return []byte(`# ` + d.opts.Title + ` — набор данных ` + d.m.APIVersion + ` / dataset ` + d.m.APIVersion + `
 
@@ -333,7 +333,7 @@ func (d *docs) readme(jsonFiles int) []byte {
 
 | файл | содержимое |
 |---|---|
-` + ru.String() + `| ` + "`api/public/`" + ` | все ответы API в формате JSON (` + ruNum(jsonFiles) + ` файлов), байт в байт как их отдаёт сервер: ` + strings.Join(files, ", ") + `, ` + "`errors/`" + ` |
+` + ru.String() + `| ` + "`" + manifest.APIDir + "/`" + ` | все ответы API в формате JSON (` + ruNum(jsonFiles) + ` файлов), байт в байт как их отдаёт сервер: ` + strings.Join(files, ", ") + `, ` + "`errors/`" + ` |
 | ` + "`datapackage.json`" + ` | описание таблиц в формате Frictionless Data Package: поля, типы, размеры, хеши |
 | ` + "`CITATION.cff`" + ` | как цитировать (Citation File Format 1.2.0) |
 | ` + "`LICENSE`" + ` | лицензия Creative Commons «` + d.opts.LicenseName + `» (CC BY 4.0) и формулировка атрибуции |
@@ -364,7 +364,7 @@ and your own applications. The texts are in Russian.
 
 ### What is inside
 
-` + en.String() + `- ` + "`api/public/`" + ` — every JSON response of the API (` + enNum(jsonFiles) + ` files), the exact bytes the API serves.
+` + en.String() + `- ` + "`" + manifest.APIDir + "/`" + ` — every JSON response of the API (` + enNum(jsonFiles) + ` files), the exact bytes the API serves.
 - ` + "`datapackage.json`" + ` — a Frictionless Data Package descriptor: the tables' fields, types, sizes and hashes (load it with frictionless-py, ` + "`datapackage` in R" + `, or read the CSVs directly).
 - ` + "`CITATION.cff`, `LICENSE` (CC BY 4.0 and the attribution wording), `SHA256SUMS`" + `.
 

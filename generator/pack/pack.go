@@ -25,6 +25,7 @@ import (
 	"time"
 
 	kflate "github.com/klauspost/compress/flate"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/manifest"
@@ -193,18 +194,17 @@ func writeArchives(ctx context.Context, dir, base string, w *archiveWriter) ([]A
 		{Name: base + Zip, Path: filepath.Join(dir, base+Zip)},
 	}
 	writers := []func(context.Context, io.Writer) error{w.writeTarGz, w.writeZip}
-	var wg sync.WaitGroup
-	errs := make([]error, len(archives))
+	// The first failure stops the other archive.
+	eg, ectx := errgroup.WithContext(ctx)
 	tmps := make([]string, len(archives))
 	for i := range archives {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			tmps[i], errs[i] = writeArchive(ctx, &archives[i], writers[i])
-		}()
+		eg.Go(func() error {
+			var err error
+			tmps[i], err = writeArchive(ectx, &archives[i], writers[i])
+			return err
+		})
 	}
-	wg.Wait()
-	err := errors.Join(errs...)
+	err := eg.Wait()
 	for i, tmp := range tmps {
 		if tmp == "" {
 			continue
@@ -232,7 +232,7 @@ func writeArchives(ctx context.Context, dir, base string, w *archiveWriter) ([]A
 // wiring, not data: the month files repeat the per-date records byte for byte, and neither
 // is served as an API route).
 func IsPacked(treePath string) bool {
-	if !strings.HasPrefix(treePath, "api/public/") || treePath == manifest.EdgeFile {
+	if !strings.HasPrefix(treePath, manifest.APIDir+"/") || treePath == manifest.EdgeFile {
 		return false
 	}
 	for _, r := range packedRoutes {
@@ -252,6 +252,13 @@ var packedRoutes = func() []manifest.Route {
 		}
 	}
 	return out
+}()
+
+// matrixRoute is the row of the matrix route: its records are stored in the zip, not
+// deflated.
+var matrixRoute = func() manifest.Route {
+	rs := generator.Routes()
+	return rs[slices.IndexFunc(rs, func(r manifest.Route) bool { return r.Name == manifest.RouteMatrix })]
 }()
 
 // compressor returns a zip payload compressor bound to fw (nil: a new one).
@@ -285,20 +292,18 @@ func newEntry(name string, body []byte, deflate func([]byte) []byte) *entry {
 func readTree(ctx context.Context, dir string, years []int, src []manifest.File, prog *progress) ([]*entry, *tables, error) {
 	entries := make([]*entry, len(src))
 	tb := newTables()
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
+	// A fixed set of workers, each with its own compressor, takes chunks of files in turn;
+	// the first failure stops them all.
+	eg, ectx := errgroup.WithContext(ctx)
 	var next atomic.Int64
 	const chunk = 256
-	var wg sync.WaitGroup
 	for range 2 * runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		eg.Go(func() error {
 			deflate := compressor(nil)
-			for ctx.Err() == nil {
+			for ectx.Err() == nil {
 				lo := int(next.Add(chunk)) - chunk
 				if lo >= len(src) {
-					return
+					return nil
 				}
 				for i := lo; i < min(lo+chunk, len(src)); i++ {
 					e, err := readEntry(dir, &src[i], deflate)
@@ -306,17 +311,19 @@ func readTree(ctx context.Context, dir string, years []int, src []manifest.File,
 						err = tb.add(src[i].Path, e.body)
 					}
 					if err != nil {
-						cancel(err)
-						return
+						return err
 					}
 					entries[i] = e
 				}
 				prog.add(min(chunk, len(src)-lo))
 			}
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
-	if err := context.Cause(ctx); err != nil {
+	if err := eg.Wait(); err != nil {
+		return nil, nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
 	if err := tb.finish(years); err != nil {
@@ -330,7 +337,7 @@ func readEntry(dir string, f *manifest.File, deflate func([]byte) []byte) (*entr
 	if err != nil {
 		return nil, &InputError{fmt.Errorf("read %s: %w", f.Path, unwrapPath(err))}
 	}
-	if strings.HasPrefix(f.Path, "api/public/matrix/") {
+	if _, ok := matrixRoute.MatchFile(f.Path); ok {
 		// Stored, not deflated, in the zip: deflating 73,414 separate 2 KB records costs more
 		// than the whole .tar.gz and still leaves the zip far above the publishing limit.
 		deflate = store

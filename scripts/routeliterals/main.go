@@ -3,11 +3,18 @@
 // segment of each pattern after the API prefix, after a slash or an opening quote, and each
 // error key in quotes. scripts/check-route-literals.sh greps the edges for them: both edges
 // take routes and errors from the config alone (docs/design.md §3).
+//
+// With -tree it prints instead the forms in which generate, verify and pack could write a
+// route's tree path or API path by hand: a string that starts with the API's folder or
+// prefix, the prefix or the API's URL joined to a literal path, and the folder of each
+// route's packed files. They take paths from the route table and the manifest's names.
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -17,6 +24,12 @@ import (
 )
 
 func main() {
+	tree := flag.Bool("tree", false, "print the forms of tree and API paths written by hand")
+	flag.Parse()
+	if *tree {
+		printTreeForms()
+		return
+	}
 	seen := map[string]bool{}
 	for _, r := range generator.Routes() {
 		for _, seg := range strings.Split(strings.TrimPrefix(r.Pattern, manifest.APIPrefix), "/") {
@@ -52,6 +65,27 @@ func main() {
 	for _, k := range keys {
 		for _, q := range []string{`"`, "'", "`"} {
 			fmt.Println(q + k + q)
+		}
+	}
+}
+
+// printTreeForms prints the forms of -tree, as extended regular expressions.
+func printTreeForms() {
+	q := regexp.QuoteMeta
+	fmt.Println("[\"`]" + q(manifest.APIDir))
+	fmt.Println("[\"`]" + q(manifest.APIPrefix) + "/")
+	// The prefix or the API's URL joined to a path; "/*" (every API path, in _headers) is
+	// not a route's.
+	fmt.Println(`(APIPrefix|APIBase) ?\+ ?"/[^*]`)
+	seen := map[string]bool{}
+	for _, r := range generator.Routes() {
+		if r.Packed == nil {
+			continue
+		}
+		dir, _, _ := strings.Cut(strings.TrimPrefix(r.Packed.File, manifest.APIDir+"/"), "/")
+		if !seen[dir] {
+			seen[dir] = true
+			fmt.Println("[\"/]" + q(dir))
 		}
 	}
 }

@@ -1,11 +1,9 @@
-package generator
+package openapi
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	json "github.com/goccy/go-json"
 
 	"github.com/opennumerology/numerology/generator/manifest"
 )
@@ -40,17 +38,17 @@ var openAPITags = []struct{ name, description string }{
 }
 
 // tags returns the document's tags.
-func tags() []obj {
-	var out []obj
+func tags() []Obj {
+	var out []Obj
 	for _, t := range openAPITags {
-		out = append(out, obj{"name": t.name, "description": t.description})
+		out = append(out, Obj{"name": t.name, "description": t.description})
 	}
 	return out
 }
 
 // paths describes every route of the route table: one path item per pattern.
-func (b *openAPIBuilder) paths() (obj, error) {
-	out := obj{}
+func (b *Builder) paths() (Obj, error) {
+	out := Obj{}
 	known := map[string]bool{}
 	for _, t := range openAPITags {
 		known[t.name] = true
@@ -68,15 +66,15 @@ func (b *openAPIBuilder) paths() (obj, error) {
 			return nil, fmt.Errorf("openapi: routes %s and %s share the operation id %s", ids[r.OperationID], r.Name, r.OperationID)
 		}
 		ids[r.OperationID] = r.Name
-		item := obj{
+		item := Obj{
 			"summary": r.Summary,
 			"get":     b.getOperation(r),
-			"options": obj{
+			"options": Obj{
 				"operationId": "preflight" + capitalize(r.OperationID),
 				"tags":        []string{preflightTag},
 				"summary":     "CORS preflight: " + lowerFirst(r.Summary),
 				"description": "Ответ браузеру на предварительный CORS-запрос: 204 без тела. Лимит запросов его не считает.",
-				"responses":   obj{"204": ref("responses", "Preflight")},
+				"responses":   Obj{"204": ref("responses", "Preflight")},
 			},
 		}
 		if headRoutes[r.Name] {
@@ -92,10 +90,10 @@ func (b *openAPIBuilder) paths() (obj, error) {
 
 // getResponses are the answers of a route's GET: the body, 304, the route's own error
 // (a parameter it does not admit), 429 where the limit counts and 500.
-func (b *openAPIBuilder) getResponses(r manifest.Route) obj {
+func (b *Builder) getResponses(r manifest.Route) Obj {
 	ee := b.cfg.EdgeErrors
-	out := obj{
-		"200": obj{
+	out := Obj{
+		"200": Obj{
 			"description": "Успешный ответ",
 			"headers":     b.responseHeaders("200"),
 			"content":     b.jsonContent(ref("schemas", b.routeSchemas[r.Name]), nil),
@@ -112,8 +110,8 @@ func (b *openAPIBuilder) getResponses(r manifest.Route) obj {
 	return out
 }
 
-func (b *openAPIBuilder) getOperation(r manifest.Route) obj {
-	return obj{
+func (b *Builder) getOperation(r manifest.Route) Obj {
+	return Obj{
 		"operationId": r.OperationID,
 		"tags":        []string{r.Tag},
 		"summary":     r.Summary,
@@ -123,15 +121,15 @@ func (b *openAPIBuilder) getOperation(r manifest.Route) obj {
 }
 
 // headOperation is the GET without bodies: the same statuses and headers.
-func (b *openAPIBuilder) headOperation(r manifest.Route) obj {
-	head := obj{}
+func (b *Builder) headOperation(r manifest.Route) Obj {
+	head := Obj{}
 	for status, resp := range b.getResponses(r) {
 		if status == "200" {
-			resp = obj{"description": "Те же заголовки, что у GET, без тела", "headers": b.responseHeaders("200")}
+			resp = Obj{"description": "Те же заголовки, что у GET, без тела", "headers": b.responseHeaders("200")}
 		}
 		head[status] = resp
 	}
-	return obj{
+	return Obj{
 		"operationId": "head" + strings.TrimPrefix(r.OperationID, "get"),
 		"tags":        []string{r.Tag},
 		"summary":     r.Summary + ": только заголовки",
@@ -141,10 +139,10 @@ func (b *openAPIBuilder) headOperation(r manifest.Route) obj {
 }
 
 // status is the HTTP status of an error key, as a response key.
-func (b *openAPIBuilder) status(key string) string { return strconv.Itoa(b.cfg.Errors[key].Status) }
+func (b *Builder) status(key string) string { return strconv.Itoa(b.cfg.Errors[key].Status) }
 
 // description is the document's description: what holds on every path, said once.
-func (b *openAPIBuilder) description() string {
+func (b *Builder) description() string {
 	p := manifest.APIPrefix
 	ee := b.cfg.EdgeErrors
 	rl := b.cfg.RateLimit
@@ -176,23 +174,20 @@ func (b *openAPIBuilder) description() string {
 		b.errorLine(ee.NotFound) + ".\n" +
 		fmt.Sprintf("* **Лимит.** %d запросов за %d секунд с одного IP (IPv6 — по сети /%d) %s; "+
 			"считаются все методы, кроме OPTIONS; сверх лимита — %s с заголовком Retry-After.\n",
-			rl.Requests, rl.WindowSeconds, rl.IPv6Prefix, limitedRoutesRu(), b.errorLine(ee.TooManyRequests)) +
-		"* **Лицензия.** Данные — по лицензии Creative Commons «" + b.site.Content.Site.LicenseName + "» (CC BY 4.0): " +
+			rl.Requests, rl.WindowSeconds, rl.IPv6Prefix, b.in.LimitedRoutes, b.errorLine(ee.TooManyRequests)) +
+		"* **Лицензия.** Данные — по лицензии Creative Commons «" + b.in.Site.LicenseName + "» (CC BY 4.0): " +
 		"указывайте источник (поля attribution, attribution_html, suggested_citation).\n\n" +
-		b.site.Content.Site.Disclaimer
+		b.in.Site.Disclaimer
 }
 
 // errorLine names an error for the description: "404 Not found (components/responses/NotFound)".
-func (b *openAPIBuilder) errorLine(key string) string {
-	e := b.cfg.Errors[key]
-	var body ErrorBody
-	_ = json.Unmarshal([]byte(e.Body), &body)
-	return strconv.Itoa(e.Status) + " " + body.Error + " (components/responses/" + b.errorResponse(key) + ")"
+func (b *Builder) errorLine(key string) string {
+	return strconv.Itoa(b.cfg.Errors[key].Status) + " " + b.errorSpec(key).Text + " (components/responses/" + b.errorResponse(key) + ")"
 }
 
 // routeErrors lists the routes that have an error of their own, with it:
 // "/api/public/matrix/{day}/{month}/{year} — 400 Invalid date (…)".
-func (b *openAPIBuilder) routeErrors() string {
+func (b *Builder) routeErrors() string {
 	var parts []string
 	for _, r := range b.cfg.Routes {
 		if r.Error != "" {
