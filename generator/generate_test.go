@@ -327,11 +327,11 @@ func TestVerifyFindsDamage(t *testing.T) {
 	}
 	// Each case damages the scratch tree and puts it back when it ends.
 	out := scratchTree(t)
+	if res, err := Verify(context.Background(), out, nil); err != nil || len(res.Problems) != 0 {
+		t.Fatalf("fresh tree: err %v, problems %v", err, res.Problems)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if res, err := Verify(context.Background(), out, nil); err != nil || len(res.Problems) != 0 {
-				t.Fatalf("fresh tree: err %v, problems %v", err, res.Problems)
-			}
 			tt.damage(t, out)
 			res, err := Verify(context.Background(), out, nil)
 			if err != nil {
