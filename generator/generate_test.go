@@ -36,7 +36,7 @@ func generate(t *testing.T, dir string, years ...int) string {
 // TestGolden compares a life path record, the list, two matrix records and every error
 // body with testdata/golden; go test ./generator -update rewrites them.
 func TestGolden(t *testing.T) {
-	out := generate(t, t.TempDir(), 1990, 2000)
+	_, out := sharedTree(t)
 	files := map[string]string{
 		"life-path-7.json":               manifest.LifePathFile(7),
 		"life-path-33.json":              manifest.LifePathFile(33),
@@ -93,7 +93,7 @@ func TestGolden(t *testing.T) {
 
 // TestBodiesFollowContract checks the bytes rules of §5 on the generated files.
 func TestBodiesFollowContract(t *testing.T) {
-	out := generate(t, t.TempDir(), 2000)
+	_, out := sharedTree(t)
 	m, err := manifest.Load(out)
 	if err != nil {
 		t.Fatal(err)
@@ -183,9 +183,12 @@ func readTree(t *testing.T, dir string) map[string][]byte {
 	return files
 }
 
+// TestDeterministic compares two runs of the same years, the shared tree and the scratch
+// tree, byte for byte.
 func TestDeterministic(t *testing.T) {
-	a := readTree(t, generate(t, t.TempDir(), 1900, 2000, 2100))
-	b := readTree(t, generate(t, t.TempDir(), 1900, 2000, 2100))
+	_, shared := sharedTree(t)
+	a := readTree(t, shared)
+	b := readTree(t, scratchTree(t))
 	if len(a) != len(b) {
 		t.Fatalf("runs wrote %d and %d files", len(a), len(b))
 	}
@@ -194,7 +197,7 @@ func TestDeterministic(t *testing.T) {
 			t.Errorf("%s differs between two runs", p)
 		}
 	}
-	want := rules.DatesInYears([]int{1900, 2000, 2100}) + 12 + 1 + 6 + 4 // records, list, errors, edge+index+_headers+manifest
+	want := rules.DatesInYears(sharedYears) + 12 + 1 + 6 + 4 // records, list, errors, edge+index+_headers+manifest
 	if len(a) < want {
 		t.Errorf("tree has %d files, want at least %d", len(a), want)
 	}
@@ -203,8 +206,8 @@ func TestDeterministic(t *testing.T) {
 // TestInterruptedKeepsPreviousTree cancels a run half-way: the previous tree stays byte for
 // byte and no temporary directory remains.
 func TestInterruptedKeepsPreviousTree(t *testing.T) {
-	dir := t.TempDir()
-	out := generate(t, dir, 2000)
+	out := scratchTree(t)
+	dir := filepath.Dir(out)
 	before := readTree(t, out)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -288,17 +291,26 @@ func TestVerifyFindsDamage(t *testing.T) {
 		want   VerifyProblem
 	}{
 		{"deleted file", func(t *testing.T, out string) {
-			if err := os.Remove(filepath.Join(out, manifest.MatrixFile(15, 5, 2000))); err != nil {
+			p := filepath.Join(out, manifest.MatrixFile(15, 5, 2000))
+			restoreFile(t, p)
+			if err := os.Remove(p); err != nil {
 				t.Fatal(err)
 			}
 		}, VerifyProblem{Kind: ProblemMissing, Path: "api/public/matrix/15/5/2000.json"}},
 		{"stray file", func(t *testing.T, out string) {
-			if err := os.WriteFile(filepath.Join(out, "api/public/stray.json"), []byte("{}\n"), 0o644); err != nil {
+			p := filepath.Join(out, "api/public/stray.json")
+			if err := os.WriteFile(p, []byte("{}\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
+			t.Cleanup(func() {
+				if err := os.Remove(p); err != nil {
+					t.Error(err)
+				}
+			})
 		}, VerifyProblem{Kind: ProblemExtra, Path: "api/public/stray.json"}},
 		{"one byte changed", func(t *testing.T, out string) {
 			p := filepath.Join(out, manifest.LifePathFile(7))
+			restoreFile(t, p)
 			b, err := os.ReadFile(p)
 			if err != nil {
 				t.Fatal(err)
@@ -313,12 +325,13 @@ func TestVerifyFindsDamage(t *testing.T) {
 	fields := map[string]VerifyProblem{
 		"one byte changed": {Kind: ProblemInvalid, Path: "api/public/life-path/7.json", Detail: "field number is 6, the rules and the content give 7"},
 	}
+	// Each case damages the scratch tree and puts it back when it ends.
+	out := scratchTree(t)
+	if res, err := Verify(context.Background(), out, nil); err != nil || len(res.Problems) != 0 {
+		t.Fatalf("fresh tree: err %v, problems %v", err, res.Problems)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out := generate(t, t.TempDir(), 2000)
-			if res, err := Verify(context.Background(), out, nil); err != nil || len(res.Problems) != 0 {
-				t.Fatalf("fresh tree: err %v, problems %v", err, res.Problems)
-			}
 			tt.damage(t, out)
 			res, err := Verify(context.Background(), out, nil)
 			if err != nil {
@@ -344,9 +357,13 @@ func TestVerifyFindsDamage(t *testing.T) {
 // TestVerifyChecksTheRule: a record whose bytes match a rewritten manifest but whose arcana
 // break the rule is reported as invalid, in its file and in its packed month's line.
 func TestVerifyChecksTheRule(t *testing.T) {
-	out := generate(t, t.TempDir(), 2000)
+	out := scratchTree(t)
 	rel := manifest.MatrixFile(1, 1, 2000)
+	month := manifest.MatrixMonthFile(2000, 1)
 	p := filepath.Join(out, rel)
+	for _, f := range []string{rel, month, manifest.FileName} {
+		restoreFile(t, filepath.Join(out, f))
+	}
 	b, _ := os.ReadFile(p)
 	bad := bytes.Replace(b, []byte(`"personal":{"arcana":1,`), []byte(`"personal":{"arcana":2,`), 1)
 	if bytes.Equal(bad, b) {
@@ -357,7 +374,6 @@ func TestVerifyChecksTheRule(t *testing.T) {
 	}
 	// The packed month holds the same record: change it alike, and re-sign the manifest so
 	// only the rule check can notice.
-	month := manifest.MatrixMonthFile(2000, 1)
 	mb, _ := os.ReadFile(filepath.Join(out, month))
 	mb = append(bad, mb[len(b):]...)
 	if err := os.WriteFile(filepath.Join(out, month), mb, 0o644); err != nil {
@@ -436,10 +452,11 @@ func TestVerifyNamesTheField(t *testing.T) {
 		{"compatibility: a strength", route(manifest.RouteCompatibility).FilePath([]int{1, 1}), `"Каждая восхищается смелостью другой"`, `"Каждая восхищается смелостью другого"`,
 			`field strengths[0] is "Каждая восхищается смелостью другого", the rules and the content give "Каждая восхищается смелостью другой"`},
 	}...)
-	out := generate(t, t.TempDir(), 2000)
+	out := scratchTree(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := filepath.Join(out, filepath.FromSlash(tt.file))
+			restoreFile(t, p)
 			orig, err := os.ReadFile(p)
 			if err != nil {
 				t.Fatal(err)
@@ -451,7 +468,6 @@ func TestVerifyNamesTheField(t *testing.T) {
 			if err := os.WriteFile(p, bad, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			defer os.WriteFile(p, orig, 0o644)
 			res, err := Verify(context.Background(), out, nil)
 			if err != nil {
 				t.Fatal(err)

@@ -2,34 +2,32 @@ package generator
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
-
-	"github.com/opennumerology/numerology/generator/rules"
 )
 
 // TestMatrixEncoderMatchesEncode holds the fast encoder byte-identical to encoding a
-// MatrixRecord with go-json, for every date of the range.
+// MatrixRecord with go-json, for every date of the range (a sample under -short).
 func TestMatrixEncoderMatchesEncode(t *testing.T) {
 	s := testSite(t)
-	enc, err := newMatrixEncoder(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf []byte
-	for y := rules.FirstYear; y <= rules.LastYear; y++ {
-		for m := 1; m <= 12; m++ {
-			for d := 1; d <= rules.DaysIn(m, y); d++ {
-				want, err := Encode(s.MatrixRecord(d, m, y))
-				if err != nil {
-					t.Fatal(err)
-				}
-				buf = enc.Append(buf[:0], d, m, y)
-				if !bytes.Equal(buf, want) {
-					t.Fatalf("%02d.%02d.%d: fast encoder differs\n got: %s\nwant: %s", d, m, y, buf, want)
-				}
-			}
+	forDates(t, testDates(t), func() (func(d, m, y int) error, error) {
+		enc, err := newMatrixEncoder(s)
+		if err != nil {
+			return nil, err
 		}
-	}
+		var buf []byte
+		return func(d, m, y int) error {
+			want, err := Encode(s.MatrixRecord(d, m, y))
+			if err != nil {
+				return err
+			}
+			buf = enc.Append(buf[:0], d, m, y)
+			if !bytes.Equal(buf, want) {
+				return fmt.Errorf("fast encoder differs\n got: %s\nwant: %s", buf, want)
+			}
+			return nil
+		}, nil
+	})
 }
 
 func BenchmarkMatrixEncoder(b *testing.B) {

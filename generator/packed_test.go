@@ -19,10 +19,13 @@ import (
 // TestPackedMonths: every packed month file is its per-date files concatenated in day
 // order, byte for byte, and the manifest lists it with its size and sha256.
 func TestPackedMonths(t *testing.T) {
-	out := generate(t, t.TempDir(), 1900, 2000)
+	_, out := sharedTree(t)
 	m, err := manifest.Load(out)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !slices.Equal(m.Years, sharedYears) {
+		t.Fatalf("the manifest lists the years %v, want %v", m.Years, sharedYears)
 	}
 	if r := route(manifest.RouteMatrix); r.Packed == nil || r.Packed.File != manifest.MatrixMonthsPattern || r.Packed.Line != "day" {
 		t.Errorf("the matrix route's packed files = %+v, want %s by day", r.Packed, manifest.MatrixMonthsPattern)
@@ -57,8 +60,8 @@ func TestPackedMonths(t *testing.T) {
 			packed++
 		}
 	}
-	if packed != 24 {
-		t.Errorf("%d packed files, want 24", packed)
+	if want := 12 * len(sharedYears); packed != want {
+		t.Errorf("%d packed files, want %d", packed, want)
 	}
 	ignore, err := os.ReadFile(filepath.Join(out, manifest.AssetsIgnoreFile))
 	if err != nil || !bytes.Equal(ignore, AssetsIgnore(Routes())) || idx[manifest.AssetsIgnoreFile] == nil {
@@ -88,10 +91,14 @@ func TestVerifyNamesThePackedDate(t *testing.T) {
 			{Kind: ProblemInvalid, Path: rel, Detail: "holds 30 records, 5.2000 has 31 days"},
 		}},
 	}
+	// Each case changes the scratch tree's month file and manifest, and puts them back when
+	// it ends.
+	out := scratchTree(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out := generate(t, t.TempDir(), y)
 			p := filepath.Join(out, rel)
+			restoreFile(t, p)
+			restoreFile(t, filepath.Join(out, manifest.FileName))
 			b, err := os.ReadFile(p)
 			if err != nil {
 				t.Fatal(err)

@@ -21,7 +21,7 @@ const maxTitle = 70
 // (long-title), and landmarks of one role told apart by unique, non-empty names
 // (unique-landmark).
 func TestPagesLandmarksAndTitles(t *testing.T) {
-	_, tree := pagesTree(t)
+	_, tree := sharedTree(t)
 	var files []string
 	err := filepath.WalkDir(tree, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && filepath.Ext(p) == ".html" {

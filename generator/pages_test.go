@@ -19,17 +19,6 @@ import (
 	"github.com/opennumerology/numerology/generator/rules"
 )
 
-// pagesTree generates a small tree once per test binary run.
-func pagesTree(t *testing.T) (*Site, string) {
-	t.Helper()
-	s := testSite(t)
-	out := filepath.Join(t.TempDir(), "out")
-	if _, err := Generate(context.Background(), Options{Site: s, Out: out, Years: []int{1900, 1990, 2100}}); err != nil {
-		t.Fatalf("generate: %v", err)
-	}
-	return s, out
-}
-
 // resolvePage maps a URL path to a file of the tree as the edges do for non-API paths
 // (Cloudflare's html_handling "auto-trailing-slash"): the exact file, else path + ".html",
 // else path + "/index.html". It returns "" when none exists.
@@ -64,7 +53,7 @@ func readJSON(t *testing.T, tree, rel string, v any) {
 // TestPageURLsResolve checks that every source_url and details_url the generator emits —
 // all life path records, the list and a sample of matrix records — is a page of the tree.
 func TestPageURLsResolve(t *testing.T) {
-	s, tree := pagesTree(t)
+	s, tree := sharedTree(t)
 	type link struct{ from, url string }
 	var links []link
 	for _, n := range rules.LifePathNumbers {
@@ -78,7 +67,7 @@ func TestPageURLsResolve(t *testing.T) {
 		links = append(links, link{manifest.ListFile, it.SourceURL})
 	}
 	for _, d := range [][3]int{{1, 1, 1900}, {28, 2, 1900}, {31, 12, 2100}, {15, 5, 1990}, {1, 10, 1990}, {29, 2, 2100 - 4}} {
-		if !slices.Contains([]int{1900, 1990, 2100}, d[2]) {
+		if !slices.Contains(sharedYears, d[2]) {
 			continue // only the tree's years
 		}
 		var rec MatrixRecord
@@ -109,7 +98,7 @@ func TestPageURLsResolve(t *testing.T) {
 
 // TestPageFiles checks the list of page files and their basic well-formedness.
 func TestPageFiles(t *testing.T) {
-	_, tree := pagesTree(t)
+	_, tree := sharedTree(t)
 	want := []string{HomePage, LifePathListPage, MatrixPage, DetailsPage, manifest.NotFoundPage, LLMsFile, SitemapFile, RobotsFile,
 		"assets/site.css", "assets/details.js", "assets/favicon.svg", manifest.OpenAPIFile,
 		SquarePage, SquareDetailsPage, "assets/square.js", "assets/square.css"}
@@ -152,7 +141,7 @@ var externalRef = regexp.MustCompile(`(?i)(<script[^>]+src|<link[^>]+href|<img[^
 
 // TestPagesSelfContained checks that no page or asset loads anything from another host.
 func TestPagesSelfContained(t *testing.T) {
-	s, tree := pagesTree(t)
+	s, tree := sharedTree(t)
 	err := filepath.WalkDir(tree, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -180,7 +169,7 @@ func TestPagesSelfContained(t *testing.T) {
 
 // TestPagesContent checks that each page carries what the issue asks of it.
 func TestPagesContent(t *testing.T) {
-	s, tree := pagesTree(t)
+	s, tree := sharedTree(t)
 	read := func(f string) string {
 		t.Helper()
 		b, err := os.ReadFile(filepath.Join(tree, filepath.FromSlash(f)))
@@ -271,7 +260,7 @@ func escapeText(s string) string {
 
 // TestLLMsTxt checks the llmstxt.org shape: a title, a summary quote, sections of links.
 func TestLLMsTxt(t *testing.T) {
-	s, tree := pagesTree(t)
+	s, tree := sharedTree(t)
 	b, err := os.ReadFile(filepath.Join(tree, LLMsFile))
 	if err != nil {
 		t.Fatal(err)

@@ -18,7 +18,7 @@ import (
 // TestSitemap checks that sitemap.xml lists, with absolute URLs, exactly the pages meant
 // for reading, each of which the tree answers, and none of the API.
 func TestSitemap(t *testing.T) {
-	s, tree := pagesTree(t)
+	s, tree := sharedTree(t)
 	b, err := os.ReadFile(filepath.Join(tree, SitemapFile))
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +73,7 @@ func TestSitemap(t *testing.T) {
 // TestRobots checks that robots.txt lets crawlers in and points to the sitemap by its
 // absolute URL.
 func TestRobots(t *testing.T) {
-	s, tree := pagesTree(t)
+	s, tree := sharedTree(t)
 	b, err := os.ReadFile(filepath.Join(tree, RobotsFile))
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ var (
 // TestShareCards checks that every page carries Open Graph and Twitter card tags whose
 // title and description are the page's own, and og:url its canonical address.
 func TestShareCards(t *testing.T) {
-	s, tree := pagesTree(t)
+	s, tree := sharedTree(t)
 	p := &pageRenderer{s: s}
 	for _, pg := range p.pages() {
 		t.Run(pg.file, func(t *testing.T) {
@@ -140,7 +140,7 @@ func TestShareCards(t *testing.T) {
 // TestSourceURLsHavePages: every source_url of every file of every route (its records, the
 // items of its lists) is a page of the tree, and a fragment names an element of it.
 func TestSourceURLsHavePages(t *testing.T) {
-	s, tree := pagesTree(t)
+	s, tree := sharedTree(t)
 	m, err := manifest.Load(tree)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,50 +23,39 @@ import (
 // MaxSquareRecordBytes is issue 17's size goal for one record of /square/{d}/{m}/{y}.
 const MaxSquareRecordBytes = 2500
 
-// forEachDate calls f with every date of the range, in order.
-func forEachDate(f func(d, m, y int)) {
-	for y := rules.FirstYear; y <= rules.LastYear; y++ {
-		for m := 1; m <= 12; m++ {
-			for d := 1; d <= rules.DaysIn(m, y); d++ {
-				f(d, m, y)
-			}
-		}
-	}
-}
-
 // TestSquareEncoderMatchesEncode holds the fast encoder byte-identical to encoding a
-// SquareRecord with go-json, for every date of the range.
+// SquareRecord with go-json, for every date of the range (a sample under -short).
 func TestSquareEncoderMatchesEncode(t *testing.T) {
 	s := testSite(t)
-	enc, err := newSquareEncoder(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf []byte
-	forEachDate(func(d, m, y int) {
-		if t.Failed() {
-			return
-		}
-		rec, err := s.SquareRecord(d, m, y)
+	forDates(t, testDates(t), func() (func(d, m, y int) error, error) {
+		enc, err := newSquareEncoder(s)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
-		want, err := Encode(rec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if buf, err = enc.Append(buf[:0], d, m, y); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(buf, want) {
-			t.Errorf("%02d.%02d.%d: fast encoder differs\n got: %s\nwant: %s", d, m, y, buf, want)
-		}
+		var buf []byte
+		return func(d, m, y int) error {
+			rec, err := s.SquareRecord(d, m, y)
+			if err != nil {
+				return err
+			}
+			want, err := Encode(rec)
+			if err != nil {
+				return err
+			}
+			if buf, err = enc.Append(buf[:0], d, m, y); err != nil {
+				return err
+			}
+			if !bytes.Equal(buf, want) {
+				return fmt.Errorf("fast encoder differs\n got: %s\nwant: %s", buf, want)
+			}
+			return nil
+		}, nil
 	})
 }
 
-// TestSquareRecordSize renders the record of every date of the range, as the route writes
-// it, and holds the largest within 2.5 KB (issue 17). It logs the largest, its date and
-// the share of the attribution fields.
+// TestSquareRecordSize renders the record of every date of the range (a sample under
+// -short), as the route writes it, and holds the largest within 2.5 KB (issue 17). It logs
+// the largest, its date and the share of the attribution fields.
 func TestSquareRecordSize(t *testing.T) {
 	s := testSite(t)
 	encs, err := s.encoders()
@@ -75,16 +65,16 @@ func TestSquareRecordSize(t *testing.T) {
 	enc := encs[manifest.RouteSquare]
 	var buf []byte
 	worst, total, n, worstDate := 0, 0, 0, ""
-	forEachDate(func(d, m, y int) {
-		if buf, err = enc(buf[:0], []int{d, m, y}); err != nil {
+	for _, in := range testDates(t) {
+		if buf, err = enc(buf[:0], []int{in.Day, in.Month, in.Year}); err != nil {
 			t.Fatal(err)
 		}
 		if len(buf) > worst {
-			worst, worstDate = len(buf), fmt.Sprintf("%02d.%02d.%d", d, m, y)
+			worst, worstDate = len(buf), fmt.Sprintf("%02d.%02d.%d", in.Day, in.Month, in.Year)
 		}
 		total += len(buf)
 		n++
-	})
+	}
 	tail, _ := jsonFragment(s.attribution())
 	t.Logf("largest record %d bytes (%s), mean %d bytes over %d dates; the attribution fields take %d", worst, worstDate, total/n, n, len(tail))
 	if worst > MaxSquareRecordBytes {
@@ -129,53 +119,12 @@ func squareByString(d, m, y int) (w [4]int, counts [9]int, lines map[string]int)
 	return w, counts, lines
 }
 
-// TestSquareRoute checks the record the route gives for every one of the 73,414 dates
-// against the rule written again from its words (squareByString), and against the shared
-// golden vectors (rules/testdata/square.csv) where they fall in the range: the working
-// numbers, each cell's digits, count, name and reading, and each line's sum.
+// TestSquareRoute checks the record the route gives for every one of the 73,414 dates (a
+// sample under -short) against the rule written again from its words (squareByString), and
+// against the shared golden vectors (rules/testdata/square.csv) where they fall in the range:
+// the working numbers, each cell's digits, count, name and reading, and each line's sum.
 func TestSquareRoute(t *testing.T) {
 	s := testSite(t)
-	encs, err := s.encoders()
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc := encs[manifest.RouteSquare]
-	got := map[string]SquareRecord{}
-	var buf []byte
-	dates := 0
-	for day := time.Date(rules.FirstYear, 1, 1, 0, 0, 0, 0, time.UTC); day.Year() <= rules.LastYear; day = day.AddDate(0, 0, 1) {
-		d, m, y := day.Day(), int(day.Month()), day.Year()
-		if buf, err = enc(buf[:0], []int{d, m, y}); err != nil {
-			t.Fatal(err)
-		}
-		var rec SquareRecord
-		if err := json.Unmarshal(buf, &rec); err != nil {
-			t.Fatalf("%s: %v", day.Format(time.DateOnly), err)
-		}
-		w, counts, lines := squareByString(d, m, y)
-		if rec.Input != (DateInput{d, m, y}) || rec.WorkingNumbers != w {
-			t.Fatalf("%s: input %+v, working numbers %v; the rule gives %v", day.Format(time.DateOnly), rec.Input, rec.WorkingNumbers, w)
-		}
-		for i, c := range rec.Cells.All() {
-			texts := &s.Content.Square.Cells[i]
-			if c.Count != counts[i] || c.Digits != strings.Repeat(strconv.Itoa(i+1), counts[i]) || c.Name != texts.Name || c.Reading != texts.Readings[counts[i]] || c.Reading == "" {
-				t.Fatalf("%s: cell %d is %+v; the rule gives %d", day.Format(time.DateOnly), i+1, *c, counts[i])
-			}
-		}
-		for l, sum := range rec.Lines.All() {
-			if key := rules.SquareLine(l).Key(); *sum != lines[key] {
-				t.Fatalf("%s: line %s sums %d; the rule gives %d", day.Format(time.DateOnly), key, *sum, lines[key])
-			}
-		}
-		if want := s.SquareDetailsURL(d, m, y); rec.SourceURL != want || !strings.HasSuffix(rec.SuggestedCitation, " "+want) || !strings.Contains(rec.SuggestedCitation, day.Format("02.01.2006")) {
-			t.Fatalf("%s: source_url %s, citation %q", day.Format(time.DateOnly), rec.SourceURL, rec.SuggestedCitation)
-		}
-		got[day.Format(time.DateOnly)] = rec
-		dates++
-	}
-	if dates != 73414 {
-		t.Fatalf("%d dates, want 73414", dates)
-	}
 	f, err := os.Open("rules/testdata/square.csv")
 	if err != nil {
 		t.Fatal(err)
@@ -185,37 +134,89 @@ func TestSquareRoute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checked := 0
+	golden := map[DateInput][]string{}
+	var extra []DateInput
 	for _, row := range rows[1:] {
-		rec, in := got[row[0]]
-		if !in {
-			continue // outside 1900–2100: the rule's vector, not the route's
+		day, err := time.Parse(time.DateOnly, row[0])
+		if err != nil {
+			t.Fatal(err)
 		}
-		for i := range 4 {
-			if row[1+i] == "?" {
-				continue // left open by the vectors; squareByString and TestSquareHandVectors decide
-			}
-			if w, _ := strconv.Atoi(row[1+i]); rec.WorkingNumbers[i] != w {
-				t.Errorf("%s: W%d %d, the golden vector %d", row[0], i+1, rec.WorkingNumbers[i], w)
-			}
-		}
-		for i, c := range rec.Cells.All() {
-			want := row[5+i]
-			if want == "?" {
-				continue
-			}
-			if want == "-" {
-				want = ""
-			}
-			if c.Digits != want {
-				t.Errorf("%s: cell %d %q, the golden vector %q", row[0], i+1, c.Digits, want)
-			}
-		}
-		checked++
+		in := DateInput{day.Day(), int(day.Month()), day.Year()}
+		golden[in] = row
+		extra = append(extra, in)
 	}
-	if checked < 20 {
-		t.Errorf("only %d golden vectors fall in the range", checked)
+	var checked atomic.Int64
+	forDates(t, testDates(t, extra...), func() (func(d, m, y int) error, error) {
+		encs, err := s.encoders()
+		if err != nil {
+			return nil, err
+		}
+		enc := encs[manifest.RouteSquare]
+		var buf []byte
+		return func(d, m, y int) error {
+			if buf, err = enc(buf[:0], []int{d, m, y}); err != nil {
+				return err
+			}
+			var rec SquareRecord
+			if err := json.Unmarshal(buf, &rec); err != nil {
+				return err
+			}
+			w, counts, lines := squareByString(d, m, y)
+			if rec.Input != (DateInput{d, m, y}) || rec.WorkingNumbers != w {
+				return fmt.Errorf("input %+v, working numbers %v; the rule gives %v", rec.Input, rec.WorkingNumbers, w)
+			}
+			for i, c := range rec.Cells.All() {
+				texts := &s.Content.Square.Cells[i]
+				if c.Count != counts[i] || c.Digits != strings.Repeat(strconv.Itoa(i+1), counts[i]) || c.Name != texts.Name || c.Reading != texts.Readings[counts[i]] || c.Reading == "" {
+					return fmt.Errorf("cell %d is %+v; the rule gives %d", i+1, *c, counts[i])
+				}
+			}
+			for l, sum := range rec.Lines.All() {
+				if key := rules.SquareLine(l).Key(); *sum != lines[key] {
+					return fmt.Errorf("line %s sums %d; the rule gives %d", key, *sum, lines[key])
+				}
+			}
+			dotted := fmt.Sprintf("%02d.%02d.%d", d, m, y)
+			if want := s.SquareDetailsURL(d, m, y); rec.SourceURL != want || !strings.HasSuffix(rec.SuggestedCitation, " "+want) || !strings.Contains(rec.SuggestedCitation, dotted) {
+				return fmt.Errorf("source_url %s, citation %q", rec.SourceURL, rec.SuggestedCitation)
+			}
+			if row, ok := golden[DateInput{d, m, y}]; ok {
+				checked.Add(1)
+				return checkSquareVector(rec, row)
+			}
+			return nil
+		}, nil
+	})
+	if checked.Load() < 20 {
+		t.Errorf("only %d golden vectors fall in the range", checked.Load())
 	}
+}
+
+// checkSquareVector compares a record with its row of rules/testdata/square.csv: the working
+// numbers, then each cell's digits ("-" none, "?" left open by the vectors, for
+// squareByString and TestSquareHandVectors to decide).
+func checkSquareVector(rec SquareRecord, row []string) error {
+	for i := range 4 {
+		if row[1+i] == "?" {
+			continue
+		}
+		if w, _ := strconv.Atoi(row[1+i]); rec.WorkingNumbers[i] != w {
+			return fmt.Errorf("W%d %d, the golden vector %d", i+1, rec.WorkingNumbers[i], w)
+		}
+	}
+	for i, c := range rec.Cells.All() {
+		want := row[5+i]
+		if want == "?" {
+			continue
+		}
+		if want == "-" {
+			want = ""
+		}
+		if c.Digits != want {
+			return fmt.Errorf("cell %d %q, the golden vector %q", i+1, c.Digits, want)
+		}
+	}
+	return nil
 }
 
 // TestSquareMeanings checks /square/meanings against the rule and the content: the grid's
@@ -341,10 +342,11 @@ func TestVerifySquare(t *testing.T) {
 		{"a reading of the meanings", meanings, `"count":0,"reading":"`, `"count":0,"reading":"x`,
 			`field cells[0].readings[0].reading is "x`},
 	}
-	out := generate(t, t.TempDir(), 2000)
+	out := scratchTree(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := filepath.Join(out, filepath.FromSlash(tt.file))
+			restoreFile(t, p)
 			orig, err := os.ReadFile(p)
 			if err != nil {
 				t.Fatal(err)
@@ -356,7 +358,6 @@ func TestVerifySquare(t *testing.T) {
 			if err := os.WriteFile(p, bad, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			defer os.WriteFile(p, orig, 0o644)
 			res, err := Verify(context.Background(), out, nil)
 			if err != nil {
 				t.Fatal(err)

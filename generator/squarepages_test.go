@@ -21,7 +21,7 @@ import (
 // home page and llms.txt a link to /square; and that the source_url of the records and of
 // the meanings are pages of the tree.
 func TestSquarePages(t *testing.T) {
-	s, tree := pagesTree(t)
+	s, tree := sharedTree(t)
 	read := func(f string) string {
 		t.Helper()
 		b, err := os.ReadFile(filepath.Join(tree, filepath.FromSlash(f)))

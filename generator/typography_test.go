@@ -130,7 +130,7 @@ func TestTypesetPages(t *testing.T) {
 // TestTypesetLeavesJSONPlain checks that no JSON file of a generated tree (records, errors,
 // the index, the OpenAPI document) has a non-breaking space: the step is for pages only.
 func TestTypesetLeavesJSONPlain(t *testing.T) {
-	_, tree := pagesTree(t)
+	_, tree := sharedTree(t)
 	n := 0
 	err := filepath.WalkDir(tree, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || filepath.Ext(p) != ".json" {

@@ -12,7 +12,6 @@ import (
 	json "github.com/goccy/go-json"
 
 	"github.com/opennumerology/numerology/generator"
-	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/internal/assetsignore"
 	"github.com/opennumerology/numerology/internal/testsupport"
@@ -22,7 +21,7 @@ import (
 // out what the worker reads, even when the manifest lists its new bytes: one problem per
 // rule, on the first file it hides, with the count of the others.
 func TestVerifyWorkerAssets(t *testing.T) {
-	base := generatortest.Tree(t, 2000)
+	dir := generator.ScratchTreeForTest(t)
 	tests := []struct {
 		name  string
 		extra string
@@ -30,7 +29,7 @@ func TestVerifyWorkerAssets(t *testing.T) {
 	}{
 		{"the generated file", "", nil},
 		{"the month files", "/api/public/matrix-months/\n", []string{
-			`invalid: api/public/matrix-months/2000/1.jsonl: the worker reads it, but .assetsignore:LINE: "/api/public/matrix-months/" leaves it out of a Workers deploy (and 11 more files by the same rule)`}},
+			`invalid: api/public/matrix-months/FIRST/1.jsonl: the worker reads it, but .assetsignore:LINE: "/api/public/matrix-months/" leaves it out of a Workers deploy (and MONTHS more files by the same rule)`}},
 		{"edge.json", "edge.json\n", []string{
 			`invalid: api/public/edge.json: the worker reads it, but .assetsignore:LINE: "edge.json" leaves it out of a Workers deploy`}},
 		{"everything", "*\n", []string{
@@ -39,17 +38,17 @@ func TestVerifyWorkerAssets(t *testing.T) {
 			`invalid: .assetsignore: .assetsignore:LINE: "[~-!]": invalid regular expression: range out of order in character class (wrangler cannot read this rule either)`}},
 	}
 	line := strings.Count(string(generator.AssetsIgnore(generator.Routes())), "\n") + 1
-	m, err := manifest.Load(base)
+	m, err := manifest.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	read, _ := assetsignore.WorkerFiles(m)
+	// Each case rewrites the scratch tree's .assetsignore and manifest, and puts them back
+	// when it ends.
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "out")
-			if err := os.CopyFS(dir, os.DirFS(base)); err != nil {
-				t.Fatal(err)
-			}
+			generator.RestoreFileForTest(t, filepath.Join(dir, manifest.AssetsIgnoreFile))
+			generator.RestoreFileForTest(t, filepath.Join(dir, manifest.FileName))
 			if tt.extra != "" {
 				relist(t, dir, manifest.AssetsIgnoreFile, append(generator.AssetsIgnore(generator.Routes()), tt.extra...))
 			}
@@ -64,6 +63,8 @@ func TestVerifyWorkerAssets(t *testing.T) {
 			var want []string
 			for _, w := range tt.want {
 				w = strings.ReplaceAll(w, "OTHERS", strconv.Itoa(len(read)-1))
+				w = strings.ReplaceAll(w, "FIRST", strconv.Itoa(m.Years[0]))
+				w = strings.ReplaceAll(w, "MONTHS", strconv.Itoa(12*len(m.Years)-1))
 				want = append(want, strings.ReplaceAll(w, "LINE", strconv.Itoa(line)))
 			}
 			slices.Sort(got)

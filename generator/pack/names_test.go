@@ -2,10 +2,10 @@ package pack
 
 import (
 	"html"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -40,27 +40,7 @@ func TestNamesAgreeEverywhere(t *testing.T) {
 			[]string{"tree/" + generator.HomePage, "tree/" + manifest.OpenAPIFile, "tree/api/public/index.json",
 				"dataset/" + ReadmeFile, "dataset/" + LicenseFile}},
 	}
-	all := map[string][]byte{}
-	err := filepath.WalkDir(fixtureDir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(fixtureDir, p)
-		rel = filepath.ToSlash(rel)
-		// The per-date records are checked in the dataset's copy; the archives are binary.
-		if strings.HasPrefix(rel, "api/public/matrix/") || strings.HasPrefix(rel, manifest.DownloadsDir+"/") {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		all["tree/"+rel] = b
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, b := range tarFiles(t) {
-		all["dataset/"+name] = b
-	}
+	all := namedFiles(t)
 	for _, n := range names {
 		t.Run(n.name, func(t *testing.T) {
 			variants := map[string]int{}
@@ -83,6 +63,7 @@ func TestNamesAgreeEverywhere(t *testing.T) {
 	}
 	t.Run("attribution", func(t *testing.T) {
 		records := 0
+		kinds := map[string]int{} // date route → its records checked
 		for file, b := range all {
 			if !strings.HasSuffix(file, ".json") || !strings.Contains(file, "api/public/") || strings.Contains(file, "/errors/") {
 				continue
@@ -95,6 +76,11 @@ func TestNamesAgreeEverywhere(t *testing.T) {
 				continue // a list, the OpenAPI document
 			}
 			records++
+			for _, r := range dateRoutes() {
+				if _, ok := r.MatchFile(strings.TrimPrefix(strings.TrimPrefix(file, "tree/"), "dataset/")); ok {
+					kinds[r.Name]++
+				}
+			}
 			if *rec.Attribution != fixtureSite.Attribution {
 				t.Errorf("%s: attribution %q, want %q", file, *rec.Attribution, fixtureSite.Attribution)
 			}
@@ -102,8 +88,15 @@ func TestNamesAgreeEverywhere(t *testing.T) {
 				t.Errorf("%s: attribution_html %q, want %q", file, *rec.AttributionHTML, fixtureSite.AttributionHTML)
 			}
 		}
-		if records < fullDates {
-			t.Errorf("checked the attribution of %d records, want at least %d", records, fullDates)
+		// In the tree and in the dataset: the 12 life paths, 22 arcana, 78 pairs, and one
+		// record of each date route.
+		if want := 2 * (12 + 22 + 78 + len(dateRoutes())); records < want {
+			t.Errorf("checked the attribution of %d records, want at least %d", records, want)
+		}
+		for _, r := range dateRoutes() {
+			if kinds[r.Name] != 2 {
+				t.Errorf("checked %d records of route %s, want one in the tree and one in the dataset", kinds[r.Name], r.Name)
+			}
 		}
 		for _, file := range []string{"dataset/" + ReadmeFile, "dataset/" + LicenseFile, "tree/" + generator.LLMsFile} {
 			if !strings.Contains(string(all[file]), fixtureSite.Attribution) {
@@ -121,10 +114,66 @@ func TestNamesAgreeEverywhere(t *testing.T) {
 	})
 }
 
+// dateRoutes are the routes with a record for every date.
+func dateRoutes() []manifest.Route {
+	var out []manifest.Route
+	for _, r := range generator.Routes() {
+		if r.Packed != nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// namedFiles returns the files the names are checked in, by "tree/" or "dataset/" and their
+// path: every file of the fixture's tree and of its .tar.gz but the records of the date
+// routes (and their month files), which differ only in the date, and of those one record of
+// each route, in the tree and in the dataset: the example's date, 15.05.1990.
+func namedFiles(t *testing.T) map[string][]byte {
+	t.Helper()
+	m, err := manifest.Load(fixtureDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perDate := map[string]bool{}
+	keep := map[string]bool{}
+	for _, r := range dateRoutes() {
+		for _, vals := range r.Values(m.Years) {
+			perDate[r.FilePath(vals)] = true
+			if p, _ := r.PackedPath(vals); p != "" {
+				perDate[p] = true
+			}
+		}
+		keep[r.FilePath([]int{15, 5, 1990})] = true
+	}
+	all := map[string][]byte{}
+	for _, f := range m.Files {
+		// The archives are binary.
+		if perDate[f.Path] && !keep[f.Path] || strings.HasPrefix(f.Path, manifest.DownloadsDir+"/") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(fixtureDir, filepath.FromSlash(f.Path)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		all["tree/"+f.Path] = b
+	}
+	for name, b := range tarFiles(t) {
+		if !perDate[name] || keep[name] {
+			all["dataset/"+name] = b
+		}
+	}
+	if len(keep) != len(dateRoutes()) || len(all) < 2*len(keep) {
+		t.Fatalf("%d files, %d kept records", len(all), len(keep))
+	}
+	return all
+}
+
 // TestDisclaimerEverywhere checks that the disclaimer of content/site.yaml reaches every
 // document that must say it — the API index, the OpenAPI document, llms.txt, the dataset's
 // README and, typeset, the pages' footer — and that the README counts rows and files as
-// each of its languages writes numbers: 73 414 (a non-breaking space) and 73,414.
+// each of its languages writes numbers: 1 234 (a non-breaking space) and 1,234
+// (TestFullRangeTables: the 73,414 rows of the full range).
 func TestDisclaimerEverywhere(t *testing.T) {
 	s := fixtureSite.Content.Site
 	ds := tarFiles(t)
@@ -152,6 +201,15 @@ func TestDisclaimerEverywhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	readme := string(ds[ReadmeFile])
+	jsonFiles := 0
+	for name := range ds {
+		if strings.HasPrefix(name, "api/public/") {
+			jsonFiles++
+		}
+	}
+	if jsonFiles < 1000 {
+		t.Fatalf("%d JSON files: too few to show the thousands", jsonFiles)
+	}
 	footer := strings.ReplaceAll(html.UnescapeString(read(generator.HomePage)), "\u00a0", " ")
 	for _, c := range []struct{ name, text, want string }{
 		{"openapi.json info.description", doc.Info.Description, s.Disclaimer},
@@ -160,11 +218,22 @@ func TestDisclaimerEverywhere(t *testing.T) {
 		{"README", readme, s.Disclaimer},
 		{"README in English", readme, s.DisclaimerEN},
 		{"home page footer", footer, s.Disclaimer},
-		{"README rows", readme, "(73\u00a0414 строк)"},
-		{"README rows in English", readme, "(73,414 rows)"},
+		{"README rows", readme, "(" + strconv.Itoa(fixtureDates) + " строк)"},
+		{"README rows in English", readme, "(" + strconv.Itoa(fixtureDates) + " rows)"},
+		{"README files", readme, "(" + grouped(jsonFiles, "\u00a0") + " файлов)"},
+		{"README files in English", readme, "(" + grouped(jsonFiles, ",") + " files)"},
 	} {
 		if !strings.Contains(c.text, c.want) {
 			t.Errorf("%s lacks %q", c.name, c.want)
 		}
 	}
+}
+
+// grouped writes n with sep between groups of three digits.
+func grouped(n int, sep string) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + sep + s[i:]
+	}
+	return s
 }

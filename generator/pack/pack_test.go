@@ -28,8 +28,9 @@ import (
 	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
-// The full 1900–2100 tree, generated and packed once for all tests (the acceptance needs
-// the 73,414 rows of matrix.csv).
+// The tests share one tree of fixtureYears, generated, packed and published once (TestMain);
+// what needs every date of 1900–2100 (the 73,414 rows of matrix.csv) reads the full-range
+// tree of generatortest.FullTree in TestFullRangeTables.
 var (
 	fixtureDir  string // the tree, packed and published
 	fixtureDist string // the archives
@@ -37,6 +38,13 @@ var (
 	fixtureOpts Options
 	fixtureSite *generator.Site
 )
+
+// fixtureYears are the years of the fixture's tree: two, so that the tables run across a
+// year, one of them a leap year.
+var fixtureYears = []int{1990, 2000}
+
+// fixtureDates is how many dates the fixture's tree has.
+var fixtureDates = rules.DatesInYears(fixtureYears)
 
 const fullDates = 73414
 
@@ -60,7 +68,7 @@ func runMain(m *testing.M) int {
 
 func setup(tmp string) error {
 	fixtureDir, fixtureDist = filepath.Join(tmp, "out"), filepath.Join(tmp, "dist")
-	site, err := generatortest.Generate(fixtureDir)
+	site, err := generatortest.Generate(fixtureDir, fixtureYears...)
 	if err != nil {
 		return err
 	}
@@ -180,8 +188,8 @@ func TestArchiveFileList(t *testing.T) {
 		}
 	}
 	slices.Sort(want)
-	if n := len(want) - docs - tables - 12 - 1; n < fullDates {
-		t.Fatalf("the tree lists %d matrix records, want at least %d", n, fullDates)
+	if n := len(want) - docs - tables - 12 - 1; n < fixtureDates {
+		t.Fatalf("the tree lists %d matrix records, want at least %d", n, fixtureDates)
 	}
 	for _, tc := range []struct {
 		name string
@@ -294,46 +302,16 @@ func columns(t *testing.T, file string) []string {
 func TestTablesAgreeWithRecords(t *testing.T) {
 	fs := tarFiles(t)
 	t.Run("matrix.csv", func(t *testing.T) {
-		rows := readCSV(t, fs[MatrixCSV])
-		if !slices.Equal(rows[0], columns(t, MatrixCSV)) {
-			t.Fatalf("header %v, want %v", rows[0], columns(t, MatrixCSV))
+		if fixture.MatrixRows != fixtureDates {
+			t.Errorf("Result.MatrixRows = %d, want %d", fixture.MatrixRows, fixtureDates)
 		}
-		rows = rows[1:]
-		if len(rows) != fullDates || fixture.MatrixRows != fullDates {
-			t.Fatalf("%d rows (Result says %d), want %d", len(rows), fixture.MatrixRows, fullDates)
-		}
-		seen := map[string]bool{}
-		prev := ""
-		for _, row := range rows {
-			date := row[0]
-			if date <= prev {
-				t.Fatalf("row %s after %s: not sorted by date", date, prev)
-			}
-			prev, seen[date] = date, true
-			d, m, y := atoi(t, row[1]), atoi(t, row[2]), atoi(t, row[3])
-			if date != fmt.Sprintf("%04d-%02d-%02d", y, m, d) {
-				t.Fatalf("row %v: date and day/month/year disagree", row)
-			}
-			body, ok := fs[manifest.MatrixFile(d, m, y)]
+		checkMatrixCSV(t, fs[MatrixCSV], func(rel string) (matrixArcana, error) {
+			body, ok := fs[rel]
 			if !ok {
-				t.Fatalf("row %s: no JSON record in the archive", date)
+				return matrixArcana{}, errors.New("no JSON record in the archive")
 			}
-			var rec generator.MatrixRecord
-			if err := json.Unmarshal(body, &rec); err != nil {
-				t.Fatal(err)
-			}
-			if rec.Input != (generator.DateInput{Day: d, Month: m, Year: y}) {
-				t.Fatalf("row %s: record input %+v", date, rec.Input)
-			}
-			for p, c := range rec.Matrix.Cells() {
-				if got := atoi(t, row[4+p]); got != c.Arcana {
-					t.Fatalf("row %s, %s: %d in the CSV, %d in the JSON record", date, columns(t, MatrixCSV)[4+p], got, c.Arcana)
-				}
-			}
-		}
-		if want := rules.DatesIn(rules.FirstYear, rules.LastYear); len(seen) != want {
-			t.Errorf("%d distinct dates, want %d", len(seen), want)
-		}
+			return decodeMatrix(body)
+		}, fixtureYears)
 	})
 	t.Run("arcana.csv", func(t *testing.T) {
 		rows := readCSV(t, fs[ArcanaCSV])
@@ -401,6 +379,68 @@ func TestTablesAgreeWithRecords(t *testing.T) {
 	})
 }
 
+// matrixArcana is what matrix.csv repeats of a matrix record: its date and its arcana.
+type matrixArcana struct {
+	input  generator.DateInput
+	arcana [rules.NumPositions]int
+}
+
+func decodeMatrix(body []byte) (matrixArcana, error) {
+	var rec generator.MatrixRecord
+	if err := json.Unmarshal(body, &rec); err != nil {
+		return matrixArcana{}, err
+	}
+	out := matrixArcana{input: rec.Input}
+	for p, c := range rec.Matrix.Cells() {
+		out.arcana[p] = c.Arcana
+	}
+	return out, nil
+}
+
+// checkMatrixCSV checks matrix.csv against the matrix records (record gives that of a file
+// of the tree): its header, one row for every date of the years, sorted by date, each with
+// its record's arcana.
+func checkMatrixCSV(t *testing.T, csvBody []byte, record func(rel string) (matrixArcana, error), years []int) {
+	t.Helper()
+	rows := readCSV(t, csvBody)
+	if !slices.Equal(rows[0], columns(t, MatrixCSV)) {
+		t.Fatalf("header %v, want %v", rows[0], columns(t, MatrixCSV))
+	}
+	rows = rows[1:]
+	want := rules.DatesInYears(years)
+	if len(rows) != want {
+		t.Fatalf("%d rows, want %d", len(rows), want)
+	}
+	seen := map[string]bool{}
+	prev := ""
+	for _, row := range rows {
+		date := row[0]
+		if date <= prev {
+			t.Fatalf("row %s after %s: not sorted by date", date, prev)
+		}
+		prev, seen[date] = date, true
+		d, m, y := atoi(t, row[1]), atoi(t, row[2]), atoi(t, row[3])
+		if date != fmt.Sprintf("%04d-%02d-%02d", y, m, d) {
+			t.Fatalf("row %v: date and day/month/year disagree", row)
+		}
+		rec, err := record(manifest.MatrixFile(d, m, y))
+		if err != nil {
+			t.Fatalf("row %s: %v", date, err)
+		}
+		if rec.input != (generator.DateInput{Day: d, Month: m, Year: y}) {
+			t.Fatalf("row %s: record input %+v", date, rec.input)
+		}
+		for p, a := range rec.arcana {
+			if got := atoi(t, row[4+p]); got != a {
+				t.Fatalf("row %s, %s: %d in the CSV, %d in the JSON record", date, columns(t, MatrixCSV)[4+p], got, a)
+			}
+		}
+	}
+	if len(seen) != want {
+		t.Errorf("%d distinct dates, want %d", len(seen), want)
+	}
+}
+
 func atoi(t *testing.T, s string) int {
 	t.Helper()
 	n, err := strconv.Atoi(s)
@@ -460,8 +500,8 @@ func TestPublishedTreeVerifies(t *testing.T) {
 	for _, f := range res.Manifest.Files {
 		total += f.Size
 	}
-	if c := res.Manifest.Counts; c.Files != len(res.Manifest.Files) || c.Bytes != total || c.Routes[manifest.RouteMatrix] != fullDates {
-		t.Errorf("counts %+v, want files %d bytes %d matrix %d", c, len(res.Manifest.Files), total, fullDates)
+	if c := res.Manifest.Counts; c.Files != len(res.Manifest.Files) || c.Bytes != total || c.Routes[manifest.RouteMatrix] != fixtureDates {
+		t.Errorf("counts %+v, want files %d bytes %d matrix %d", c, len(res.Manifest.Files), total, fixtureDates)
 	}
 }
 
