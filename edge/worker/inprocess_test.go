@@ -18,8 +18,8 @@ import (
 
 // inProcessWindow is the rate limit's window of the in-process runs: the conformance suite
 // waits one Retry-After, so a short window keeps the run to seconds. The wrangler dev test
-// keeps edge.json's own 60 s.
-const inProcessWindow = 5 * time.Second
+// (TestWorker) is the worker's one run that proves edge.json's own 60 s.
+const inProcessWindow = conformance.ShortWindow
 
 // workerNode returns the worker's own Node (edge/worker/node_modules/.bin/node, the
 // devDependency pinned in package.json). It skips under -short; otherwise a missing Node
