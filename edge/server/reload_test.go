@@ -40,7 +40,7 @@ func regenerate(t *testing.T, dir, siteURL string, years ...int) {
 // the sha256 of its body. Before, the watch died with the first swap and records were
 // answered with ETags of other bodies, or 500s.
 func TestRegenerateUnderLoad(t *testing.T) {
-	dir := genTree(t)
+	dir := copyTree(t)
 	h, err := New(Options{Dir: dir, CacheBytes: 8 << 20})
 	if err != nil {
 		t.Fatal(err)
