@@ -44,7 +44,7 @@ func workerNode(t *testing.T) string {
 func TestWorkerInProcess(t *testing.T) {
 	t.Parallel()
 	node := workerNode(t)
-	tree := generateTree(t, treeYears)
+	tree := sharedTree(t)
 	served := withoutPerDateFiles(t, tree, true)
 	m, err := manifest.Load(tree)
 	if err != nil {
@@ -123,7 +123,7 @@ func TestNodeSuite(t *testing.T) {
 	if _, err := exec.LookPath("npm"); err != nil {
 		t.Fatal("npm not found on PATH: the worker tests need Node.js and npm (install Node, then run make test-tools)")
 	}
-	tree := generateTree(t, treeYears)
+	tree := sharedTree(t)
 	cmd := exec.Command("npm", "test", "--silent")
 	cmd.Dir = edgeDir
 	cmd.Env = append(os.Environ(), "NUMEROLOGY_TEST_TREE="+tree, "NO_COLOR=1")
