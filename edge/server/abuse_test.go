@@ -17,7 +17,7 @@ import (
 // (and its last element), so a client rotating its own line is still limited. Before,
 // the first line was used and every request got a fresh bucket.
 func TestTrustHeaderLastLine(t *testing.T) {
-	dir := readOnlyTree(t)
+	dir := sharedTree(t)
 	h, err := New(Options{Dir: dir, RateLimit: 3, RateWindow: time.Minute, TrustHeader: "X-Forwarded-For", NoReload: true})
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +40,7 @@ func TestTrustHeaderLastLine(t *testing.T) {
 // for many ranges with the whole file (200), instead of a multipart answer many times the
 // file's size.
 func TestRangeLimit(t *testing.T) {
-	h := newTestHandler(t, readOnlyTree(t), nil)
+	h := newTestHandler(t, sharedTree(t), nil)
 	page := get(t, h, "GET", "/", nil)
 	if page.Code != 200 {
 		t.Fatalf("/: status %d", page.Code)
@@ -73,7 +73,7 @@ func TestRangeLimit(t *testing.T) {
 // never comes: the API reads no body, so the answer must come at once, not after the
 // server's read timeout (10 s before).
 func TestBodyNeverArrives(t *testing.T) {
-	h := newTestHandler(t, readOnlyTree(t), nil)
+	h := newTestHandler(t, sharedTree(t), nil)
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.ReadTimeout = 10 * time.Second
 	srv.Start()
@@ -106,7 +106,7 @@ func TestBodyNeverArrives(t *testing.T) {
 // CORS headers, and no representation metadata (Content-Type, Content-Length), as the
 // worker answers too (RFC 9110 §15.4.5).
 func Test304Headers(t *testing.T) {
-	h := newTestHandler(t, readOnlyTree(t), nil)
+	h := newTestHandler(t, sharedTree(t), nil)
 	ok := get(t, h, "GET", "/api/public/life-path/7", nil)
 	w := get(t, h, "GET", "/api/public/life-path/7", map[string]string{"If-None-Match": ok.Header().Get("ETag")})
 	if w.Code != 304 {

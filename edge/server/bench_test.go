@@ -11,7 +11,7 @@ import (
 // the body cache: the routing and lookup cost per request (make bench-serve measures the
 // server as a whole).
 func BenchmarkServeRoutes(b *testing.B) {
-	h := newTestHandler(b, genTree(b), func() time.Time { return time.Unix(0, 0) })
+	h := newTestHandler(b, sharedTree(b), func() time.Time { return time.Unix(0, 0) })
 	h.limiter = nil // the limiter's cost is its own benchmark's
 	for _, target := range []string{"/api/public/matrix/15/05/2000", "/api/public/life-path/7", "/api/public/matrix/30/2/2000"} {
 		b.Run(target, func(b *testing.B) {

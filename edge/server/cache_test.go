@@ -79,7 +79,7 @@ func TestBodyCacheStaleRead(t *testing.T) {
 // back byte for byte, and the matrix records, stored against their shape's dictionary,
 // must take a small fraction of their size (on the full tree, about 15 MB for 150 MB).
 func TestBodyCacheCompact(t *testing.T) {
-	dir := readOnlyTree(t)
+	dir := sharedTree(t)
 	h := newTestHandler(t, dir, nil)
 	tr := h.cur.Load()
 	var raw, matrix int
@@ -132,7 +132,7 @@ func mustRead(t *testing.T, dir, name string) []byte {
 // TestBodyDict checks that bodies come back byte for byte through a dictionary, whatever
 // they share with it.
 func TestBodyDict(t *testing.T) {
-	dir := readOnlyTree(t)
+	dir := sharedTree(t)
 	m, err := manifest.Load(dir)
 	if err != nil {
 		t.Fatal(err)

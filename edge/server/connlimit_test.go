@@ -43,7 +43,7 @@ func keepAliveGet(t *testing.T, c net.Conn, r *bufio.Reader, path string) int {
 // server never holds more than 3, and the log says the limit was reached. Before, there
 // was no cap: idle connections piled up to the descriptor limit and new clients timed out.
 func TestConnLimit(t *testing.T) {
-	h := newTestHandler(t, readOnlyTree(t), nil)
+	h := newTestHandler(t, sharedTree(t), nil)
 	var logs syncBuf
 	cl := NewConnLimit(3, slog.New(slog.NewTextHandler(&logs, nil)))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -83,7 +83,7 @@ func TestConnLimit(t *testing.T) {
 // startLimited serves the test tree capped at n connections, with the timeouts given.
 func startLimited(t *testing.T, n int, readHeader, read time.Duration) (*ConnLimit, string) {
 	t.Helper()
-	h := newTestHandler(t, readOnlyTree(t), nil)
+	h := newTestHandler(t, sharedTree(t), nil)
 	cl := NewConnLimit(n, nil)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -107,7 +107,7 @@ func (w *rewriteOnWrite) Write(p []byte) (int, error) {
 // answers 500 without allocating it. (The command's test runs this under a 2 GB
 // address-space limit: TestServeHugeManifestSize.)
 func TestManifestSizeNotAllocated(t *testing.T) {
-	dir := genTree(t)
+	dir := sharedTree(t)
 	m, err := manifest.Load(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -18,7 +18,7 @@ import (
 // reports: the next answer must not be the old body under the old ETag (the record no
 // longer matches its manifest, so 500). Before, the cached body was answered forever.
 func TestCachedBodyMmapWrite(t *testing.T) {
-	dir := genTree(t)
+	dir := copyTree(t)
 	h := newTestHandler(t, dir, nil)
 	const target = "/api/public/life-path/7"
 	path := filepath.Join(dir, filepath.FromSlash(manifest.LifePathFile(7)))
@@ -59,7 +59,7 @@ func TestCachedBodyMmapWrite(t *testing.T) {
 // TestSymlinkOutsideTree points a page and a folder of pages at files outside the tree:
 // nothing of them may be answered. Before, serve followed the links.
 func TestSymlinkOutsideTree(t *testing.T) {
-	dir := genTree(t)
+	dir := copyTree(t)
 	outside := t.TempDir()
 	secret := filepath.Join(outside, "os-release")
 	if err := os.WriteFile(secret, []byte("SECRET=outside the tree\n"), 0o644); err != nil {

@@ -42,7 +42,7 @@ func FuzzHandler(f *testing.F) {
 	} {
 		f.Add(seed.method, seed.target)
 	}
-	dir := readOnlyTree(f)
+	dir := sharedTree(f)
 	m, err := manifest.Load(dir)
 	if err != nil {
 		f.Fatal(err)

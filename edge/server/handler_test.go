@@ -18,41 +18,6 @@ import (
 	"github.com/opennumerology/numerology/generator/manifest"
 )
 
-// readOnlyTree returns a tree generated once per test binary (removed by the OS's temp
-// cleaning; the tests never write into it).
-func readOnlyTree(t testing.TB) string {
-	t.Helper()
-	treeOnce.Do(func() { treeDir = genTree(&onceTB{TB: t}) })
-	if treeDir == "" {
-		t.Fatal("the shared test tree could not be generated")
-	}
-	return treeDir
-}
-
-var (
-	treeOnce sync.Once
-	treeDir  string
-)
-
-// onceTB lets the shared tree outlive the first test that asks for it.
-type onceTB struct{ testing.TB }
-
-func (o *onceTB) TempDir() string {
-	d, err := os.MkdirTemp("", "edge-tree-")
-	if err != nil {
-		o.TB.Fatal(err)
-	}
-	return d
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if treeDir != "" {
-		os.RemoveAll(filepath.Dir(treeDir))
-	}
-	os.Exit(code)
-}
-
 func get(t *testing.T, h http.Handler, method, target string, hdr map[string]string) *httptest.ResponseRecorder {
 	t.Helper()
 	req := httptest.NewRequest(method, target, nil)
@@ -67,7 +32,7 @@ func get(t *testing.T, h http.Handler, method, target string, hdr map[string]str
 // TestSpoofedForwardedFor checks that without --trust-header a client cannot escape the
 // limit by sending X-Forwarded-For, and that with it the header is the client.
 func TestSpoofedForwardedFor(t *testing.T) {
-	dir := readOnlyTree(t)
+	dir := sharedTree(t)
 	m, err := manifest.Load(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -189,7 +154,7 @@ func TestStatic(t *testing.T) {
 // config of a real tree.
 func testManifest(t *testing.T, dir string, files map[string]string) *manifest.Manifest {
 	t.Helper()
-	real, err := manifest.Load(readOnlyTree(t))
+	real, err := manifest.Load(sharedTree(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +206,7 @@ func TestCheckTree(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			dir := genTree(t)
+			dir := copyTree(t)
 			m, err := manifest.Load(dir)
 			if err != nil {
 				t.Fatal(err)
@@ -264,7 +229,7 @@ func remove(t *testing.T, dir, p string) {
 
 // TestUnreadableFile checks that a file that cannot be read gives 500 for its route only.
 func TestUnreadableFile(t *testing.T) {
-	dir := genTree(t)
+	dir := copyTree(t, manifest.MatrixFile(1, 1, 2000))
 	p := filepath.Join(dir, filepath.FromSlash(manifest.MatrixFile(1, 1, 2000)))
 	if err := os.WriteFile(p, []byte("truncated"), 0o644); err != nil {
 		t.Fatal(err)
@@ -282,7 +247,7 @@ func TestUnreadableFile(t *testing.T) {
 // (stopping at 2 s) and checks that none fails and that the heap returns near its
 // baseline afterwards.
 func TestLoad(t *testing.T) {
-	dir := readOnlyTree(t)
+	dir := sharedTree(t)
 	m, err := manifest.Load(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -374,7 +339,7 @@ func loadPaths() []string {
 // record deleted while served answers 500, and so does one rewritten with the same size
 // (before, it kept answering the old body and 304s for its ETag).
 func TestCacheFollowsTree(t *testing.T) {
-	dir := genTree(t)
+	dir := copyTree(t, manifest.MatrixFile(4, 4, 2000))
 	h, err := New(Options{Dir: dir, CacheBytes: 8 << 20}) // no limit: the test polls
 	if err != nil {
 		t.Fatal(err)
@@ -422,7 +387,7 @@ func TestCacheFollowsTree(t *testing.T) {
 // from the Go server, also tokens the shared suite leaves out because Cloudflare rejects
 // them before a worker runs.
 func TestAnyMethod(t *testing.T) {
-	h := newTestHandler(t, readOnlyTree(t), nil)
+	h := newTestHandler(t, sharedTree(t), nil)
 	for _, m := range []string{"FOO", "BREW", "TRACE", "CONNECT", "get", "X-CUSTOM"} {
 		for _, p := range []string{"/api/public/matrix/1/1/2000", "/api/public/life-path/7", "/api/public/nope"} {
 			t.Run(m+" "+p, func(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 // TestHeaderRules applies _headers files as Cloudflare's asset worker applies them
 // (workers-shared: parseHeaders.ts, rules-engine.ts, attachCustomHeaders).
 func TestHeaderRules(t *testing.T) {
-	generated, err := os.ReadFile(filepath.Join(readOnlyTree(t), manifest.HeadersFile))
+	generated, err := os.ReadFile(filepath.Join(sharedTree(t), manifest.HeadersFile))
 	if err != nil {
 		t.Fatal(err)
 	}

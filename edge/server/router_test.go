@@ -234,7 +234,7 @@ func TestRouteNewRow(t *testing.T) {
 // issue 16), an unknown parameter type, a file naming another parameter, an error status
 // without headers.
 func TestNewRefusesABadConfig(t *testing.T) {
-	dir := genTree(t)
+	dir := sharedTree(t)
 	tests := []struct {
 		name   string
 		change func(c *manifest.EdgeConfig)
@@ -270,7 +270,7 @@ func TestNewRefusesABadConfig(t *testing.T) {
 // the new error with its own status and headers, and the date route shares the one budget
 // of the rate-limited routes.
 func TestServeExtraRoutes(t *testing.T) {
-	dir := genTree(t)
+	dir := copyTree(t)
 	generatortest.AddExtraRoutes(t, dir)
 	h := newTestHandler(t, dir, nil)
 	get := func(path, client string) *httptest.ResponseRecorder {

@@ -72,7 +72,7 @@ func loadVectors(t *testing.T) *vectors {
 // trusted header), date validity, If-None-Match and the routing of raw paths.
 func TestVectors(t *testing.T) {
 	v := loadVectors(t)
-	dir := genTree(t)
+	dir := sharedTree(t)
 	m, err := manifest.Load(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -26,6 +26,7 @@ import (
 // generated .assetsignore and for one with more of gitignore's rules added.
 func TestWranglerUploadsWhatDeployUploads(t *testing.T) {
 	testsupport.SkipShort(t, "runs wrangler (Node)")
+	t.Parallel()
 	requireTools(t)
 	tests := []struct {
 		name  string
@@ -41,7 +42,7 @@ func TestWranglerUploadsWhatDeployUploads(t *testing.T) {
 }
 
 func compareUploads(t *testing.T, extra string) {
-	tree := generateTree(t, []int{2000})
+	tree := linkedTree(t, manifest.AssetsIgnoreFile)
 	if extra != "" {
 		f, err := os.OpenFile(filepath.Join(tree, manifest.AssetsIgnoreFile), os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {

@@ -18,8 +18,8 @@ import (
 
 // inProcessWindow is the rate limit's window of the in-process runs: the conformance suite
 // waits one Retry-After, so a short window keeps the run to seconds. The wrangler dev test
-// keeps edge.json's own 60 s.
-const inProcessWindow = 5 * time.Second
+// (TestWorker) is the worker's one run that proves edge.json's own 60 s.
+const inProcessWindow = conformance.ShortWindow
 
 // workerNode returns the worker's own Node (edge/worker/node_modules/.bin/node, the
 // devDependency pinned in package.json). It skips under -short; otherwise a missing Node
@@ -44,7 +44,7 @@ func workerNode(t *testing.T) string {
 func TestWorkerInProcess(t *testing.T) {
 	t.Parallel()
 	node := workerNode(t)
-	tree := generateTree(t, treeYears)
+	tree := sharedTree(t)
 	served := withoutPerDateFiles(t, tree, true)
 	m, err := manifest.Load(tree)
 	if err != nil {
@@ -123,7 +123,7 @@ func TestNodeSuite(t *testing.T) {
 	if _, err := exec.LookPath("npm"); err != nil {
 		t.Fatal("npm not found on PATH: the worker tests need Node.js and npm (install Node, then run make test-tools)")
 	}
-	tree := generateTree(t, treeYears)
+	tree := sharedTree(t)
 	cmd := exec.Command("npm", "test", "--silent")
 	cmd.Dir = edgeDir
 	cmd.Env = append(os.Environ(), "NUMEROLOGY_TEST_TREE="+tree, "NO_COLOR=1")

@@ -19,6 +19,7 @@ import (
 	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/rules"
+	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
 // treeYears are the years of the test tree: a few, plus the edges of the range.
@@ -43,10 +44,12 @@ var plantedFiles = []string{
 // (generatortest.AddExtraRoutes): the suite's table cases check that the worker serves them
 // from edge.json alone.
 func TestWorker(t *testing.T) {
+	testsupport.SkipShort(t, "runs wrangler dev (Node) and waits the contract's real minute")
+	t.Parallel()
 	requireTools(t)
-	tree := generateTree(t, treeYears) // the whole tree: the suite's expected bodies
+	tree := sharedTree(t) // the whole tree: the suite's expected bodies
 	served := withoutPerDateFiles(t, tree, true)
-	extraTree := generateTree(t, treeYears)
+	extraTree := copyTree(t)
 	generatortest.AddExtraRoutes(t, extraTree)
 	extraServed := withoutPerDateFiles(t, extraTree, false)
 	for _, p := range plantedFiles {

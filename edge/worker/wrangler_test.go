@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
@@ -22,12 +21,6 @@ const startTimeout = 90 * time.Second
 // package's directory, where go test runs: the test files sit beside it.
 const edgeDir = "."
 
-// generateTree writes a tree holding the given years into a temporary directory.
-func generateTree(t *testing.T, years []int) string {
-	t.Helper()
-	return generatortest.Tree(t, years...)
-}
-
 // wrangler is a running `wrangler dev`.
 type wrangler struct {
 	BaseURL string
@@ -37,10 +30,11 @@ type wrangler struct {
 	waitErr error
 }
 
-// requireTools fails the test when Node's npm or the worker's npm packages are missing:
-// the worker tests never skip.
+// requireTools fails the test when Node's npm or the worker's npm packages are missing; it
+// skips under -short, the only skip the worker tests know.
 func requireTools(t *testing.T) {
 	t.Helper()
+	testsupport.SkipShort(t, "runs Node (npm, wrangler)")
 	if _, err := exec.LookPath("npm"); err != nil {
 		t.Fatal("npm not found on PATH: the worker tests need Node.js and npm (install Node, then run make test-tools)")
 	}
