@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
 // fakeClock is a settable clock.
@@ -121,6 +123,7 @@ func TestClientKey(t *testing.T) {
 // TestLimiterMillionClients checks the bound: a million distinct clients leave at most
 // MaxClients tracked, and the heap they hold stays near the bound's estimate.
 func TestLimiterMillionClients(t *testing.T) {
+	testsupport.SkipShort(t, "a stress test: a million clients")
 	clk := newFakeClock()
 	const bound = 10_000
 	l := NewLimiter(60, time.Minute, bound, clk.now)

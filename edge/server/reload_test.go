@@ -18,6 +18,7 @@ import (
 	"github.com/opennumerology/numerology/content"
 	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/generatortest"
+	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
 // regenerate writes a tree of years with the site into dir, as generate does.
@@ -35,6 +36,7 @@ func regenerate(t *testing.T, dir string, site *generator.Site, years ...int) {
 // were answered with ETags of other bodies, or 500s. The tree holds one year: each swap
 // replaces every file all the same, and generating is the test's cost.
 func TestRegenerateUnderLoad(t *testing.T) {
+	testsupport.SkipShort(t, "a stress test: regenerates the tree under concurrent load")
 	const year = 2000
 	c, err := generator.LoadContent(content.Embedded(), "content")
 	if err != nil {
