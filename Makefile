@@ -8,7 +8,7 @@ GOFLAGS_BUILD := -trimpath
 CONTENT_FILES  := $(shell find content templates -type f 2>/dev/null)
 GO_FILES       := $(shell find . -name '*.go' -not -path './edge/worker/node_modules/*' 2>/dev/null)
 
-.PHONY: all build run generate verify test test-tools check bench bench-generate bench-serve bench-worker bench-pack bench-deploy clean
+.PHONY: all build run generate verify test test-tree test-tools check bench bench-generate bench-serve bench-worker bench-pack bench-deploy clean
 
 all: build
 
@@ -41,11 +41,19 @@ test-tools:
 	scripts/test-tools.sh
 
 ## test: everything CI runs: checks, the full-range tree generated and verified once, all Go tests with no skip allowed (server, worker, pages, pack, deploy), and bounded fuzzing
-# The checks, the tools' install (mostly waiting on the network) and the build run side by
-# side; each one's output is printed whole when it ends.
+# The checks, the tools' install (mostly waiting on the network) and the full-range tree run
+# side by side; each one's output is printed whole when it ends.
 test:
-	$(MAKE) --no-print-directory -j3 --output-sync=target check test-tools $(BIN)
-	GO=$(GO) scripts/test.sh $(BIN)
+	$(MAKE) --no-print-directory -j3 --output-sync=target check test-tools test-tree
+	GO=$(GO) scripts/test.sh $(TEST_TREE)
+
+# test-tree: the full 1900–2100 tree, generated and verified as a publisher's CI would, and
+# shared by the tests that need every date (generatortest.FullTree). scripts/test.sh removes
+# it when the tests end.
+TEST_TREE := .cache/test-tree
+test-tree: $(BIN)
+	./$(BIN) generate --out $(TEST_TREE)
+	./$(BIN) verify --dir $(TEST_TREE)
 
 ## check: formatting, vet, staticcheck, tidy modules, the import rules, no route literals in the edges, every skip through testsupport, and actionlint on the workflows
 check:
