@@ -11,6 +11,7 @@ go=${GO:-go}
 fuzzlog=$(mktemp)
 trap 'rm -rf "$tree" "$fuzzlog"' EXIT
 [ -f "$tree/manifest.json" ] || { echo "scripts/test.sh: $tree is not a generated tree (run make test-tree)" >&2; exit 1; }
+tree=$(cd "$tree" && pwd) # the tests run in their packages' folders
 
 # Bounded: 20 s of fuzzing the content loader, on one worker, beside the tests; an input that
 # hangs the YAML library fails within two minutes instead of holding CI.

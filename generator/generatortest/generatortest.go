@@ -32,6 +32,9 @@ func FullTree(tb testing.TB) string {
 	tb.Helper()
 	testsupport.SkipShort(tb, "needs a full-range tree")
 	if dir := os.Getenv(FullTreeEnv); dir != "" {
+		if !filepath.IsAbs(dir) {
+			tb.Fatalf("%s=%s: want an absolute path (the tests run in their packages' folders)", FullTreeEnv, dir)
+		}
 		if _, err := os.Stat(filepath.Join(dir, manifest.FileName)); err != nil {
 			tb.Fatalf("%s=%s is not a generated tree: %v", FullTreeEnv, dir, err)
 		}
