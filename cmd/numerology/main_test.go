@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/opennumerology/numerology/generator/generatortest"
 )
 
 // TestMain lets testscript run the real command as "numerology" in scripts, and checks and
@@ -45,7 +47,7 @@ func TestScripts(t *testing.T) {
 				}
 				r, err := shared()
 				ts.Check(err)
-				ts.Check(copyLinked(r.dir, ts.MkAbs(args[0])))
+				ts.Check(generatortest.LinkTree(r.dir, ts.MkAbs(args[0]), nil))
 			},
 		},
 		Condition: func(cond string) (bool, error) {

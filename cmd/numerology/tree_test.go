@@ -3,15 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/internal/testsupport"
 )
@@ -78,39 +77,16 @@ func treeCopy(t *testing.T) string {
 // linkTree makes dst a copy of the tree src as treeCopy does: new folders, linked files.
 func linkTree(t *testing.T, src, dst string) {
 	t.Helper()
-	if err := copyLinked(src, dst); err != nil {
+	if err := generatortest.LinkTree(src, dst, nil); err != nil {
 		t.Fatalf("copy %s: %v", src, err)
 	}
-}
-
-// copyLinked copies the tree src to dst, a path that does not exist yet: new folders, files
-// hard-linked.
-func copyLinked(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return os.Mkdir(filepath.Join(dst, rel), 0o755)
-		}
-		return os.Link(p, filepath.Join(dst, rel))
-	})
 }
 
 // writeFile writes b to path as a new file, replacing (not writing into) the file there: in a
 // treeCopy that file is the shared tree's too.
 func writeFile(t *testing.T, path string, b []byte) {
 	t.Helper()
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	generatortest.ReplaceFile(t, path, b)
 }
 
 // checkShared reports whether the shared tree, if one was made, is still as generate wrote

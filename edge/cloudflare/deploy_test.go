@@ -31,68 +31,25 @@ const (
 	testAccount = "acc0123456789"
 )
 
-var (
-	treeOnce    sync.Once
-	treeDir     string
-	treeErr     error
-	manifestSum string // of the base tree, checked after the tests
-)
-
-// baseTree generates, once per test binary, a small tree (the year 2000) that tests must
+// shared is a small tree (the year 2000) generated once per test binary, which tests must
 // not change; copyTree gives a test its own.
+var shared = generatortest.NewShared(2000)
+
+// baseTree returns the shared tree.
 func baseTree(t testing.TB) string {
 	t.Helper()
-	treeOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "deploy-test-")
-		if err != nil {
-			treeErr = err
-			return
-		}
-		treeDir = filepath.Join(dir, "out")
-		if _, treeErr = generatortest.Generate(treeDir, 2000); treeErr != nil {
-			return
-		}
-		b, err := os.ReadFile(filepath.Join(treeDir, manifest.FileName))
-		treeErr, manifestSum = err, testsupport.SHA256Hex(b)
-	})
-	if treeErr != nil {
-		t.Fatalf("generate the test tree: %v", treeErr)
-	}
-	return treeDir
+	return shared.Dir(t)
 }
 
 // TestMain runs the tests, then fails the run if one of them changed the base tree, and
 // removes it.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if treeDir != "" {
-		if err := checkBaseTree(); err != nil {
-			fmt.Fprintln(os.Stderr, "FAIL:", err)
-			code = 1
-		}
-		os.RemoveAll(filepath.Dir(treeDir))
+	if err := shared.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL:", err)
+		code = 1
 	}
 	os.Exit(code)
-}
-
-// checkBaseTree reports whether the base tree is still as generated: its manifest unchanged
-// and every file matching it.
-func checkBaseTree() error {
-	if treeErr != nil {
-		return nil // the tests that asked for it failed already
-	}
-	b, err := os.ReadFile(filepath.Join(treeDir, manifest.FileName))
-	if err != nil || testsupport.SHA256Hex(b) != manifestSum {
-		return fmt.Errorf("a test changed the base tree's manifest (%v); tests change a copyTree", err)
-	}
-	res, err := generator.VerifyTree(context.Background(), generator.VerifyOptions{Dir: treeDir})
-	if err != nil {
-		return fmt.Errorf("verify the base tree: %w", err)
-	}
-	if len(res.Problems) > 0 {
-		return fmt.Errorf("a test changed the base tree (tests change a copyTree): %d problem(s)", len(res.Problems))
-	}
-	return nil
 }
 
 // copyTree gives a test its own copy of the base tree. Its folders are new and its files are
@@ -100,37 +57,14 @@ func checkBaseTree() error {
 // replaces it, and never writes into one; TestMain catches a slip.
 func copyTree(t *testing.T) string {
 	t.Helper()
-	src := baseTree(t)
-	dst := filepath.Join(t.TempDir(), "out")
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return os.Mkdir(filepath.Join(dst, rel), 0o755)
-		}
-		return os.Link(p, filepath.Join(dst, rel))
-	})
-	if err != nil {
-		t.Fatalf("copy tree: %v", err)
-	}
-	return dst
+	return shared.Link(t, nil)
 }
 
-// writeFile writes b to path as a new file, replacing (not writing into) the file there: in a
-// copyTree that file is the base tree's too.
+// writeFile replaces the file at path with b (generatortest.ReplaceFile): in a copyTree that
+// file is the base tree's too.
 func writeFile(t *testing.T, path string, b []byte) {
 	t.Helper()
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	generatortest.ReplaceFile(t, path, b)
 }
 
 func fixtureWorker(t *testing.T) *cloudflare.Worker {
