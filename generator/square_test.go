@@ -2,11 +2,9 @@ package generator
 
 import (
 	"bytes"
-	"context"
 	"encoding/csv"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -344,34 +342,7 @@ func TestVerifySquare(t *testing.T) {
 	}
 	out := scratchTree(t)
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := filepath.Join(out, filepath.FromSlash(tt.file))
-			restoreFile(t, p)
-			orig, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			bad := bytes.Replace(orig, []byte(tt.old), []byte(tt.new), 1)
-			if bytes.Equal(bad, orig) {
-				t.Fatalf("fixture: %s does not hold %s", tt.file, tt.old)
-			}
-			if err := os.WriteFile(p, bad, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			res, err := Verify(context.Background(), out, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, pr := range res.Problems {
-				got = append(got, pr.String())
-			}
-			want := "invalid: " + tt.file + ": " + tt.want
-			if len(res.Problems) != 2 || res.Problems[0].Kind != ProblemCorrupt || res.Problems[0].Path != tt.file ||
-				!strings.HasPrefix(res.Problems[1].String(), want) {
-				t.Fatalf("problems:\n%s\nwant the corrupt entry and %q…", strings.Join(got, "\n"), want)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { verifyDamage(t, out, tt.file, tt.old, tt.new, tt.want) })
 	}
 }
 
