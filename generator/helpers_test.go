@@ -13,6 +13,7 @@ import (
 
 	"github.com/opennumerology/numerology/content"
 	"github.com/opennumerology/numerology/generator/rules"
+	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
 // testRoot is the temporary folder of this test binary's shared trees (TestMain removes it).
@@ -20,9 +21,11 @@ var testRoot string
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	restore := testsupport.MemoryTempDir()
 	dir, err := os.MkdirTemp("", "generator-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
+		restore()
 		os.Exit(1)
 	}
 	testRoot = dir
@@ -30,6 +33,7 @@ func TestMain(m *testing.M) {
 	if err := os.RemoveAll(dir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 	}
+	restore()
 	os.Exit(code)
 }
 

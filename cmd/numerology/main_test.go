@@ -13,6 +13,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/opennumerology/numerology/generator/generatortest"
+	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
 // TestMain lets testscript run the real command as "numerology" in scripts, and checks and
@@ -23,10 +24,12 @@ func TestMain(m *testing.M) {
 	})
 }
 
-// sharedChecked runs the tests, then fails the run if one of them changed the shared tree.
+// sharedChecked runs the tests with their scratch on a memory file system when there is one
+// (testsupport.MemoryTempDir), then fails the run if one of them changed the shared tree.
 type sharedChecked struct{ m *testing.M }
 
 func (s sharedChecked) Run() int {
+	defer testsupport.MemoryTempDir()()
 	code := s.m.Run()
 	if err := checkShared(); err != nil {
 		fmt.Fprintln(os.Stderr, "FAIL:", err)

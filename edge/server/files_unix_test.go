@@ -12,13 +12,32 @@ import (
 	"time"
 
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
 // TestCachedBodyMmapWrite changes a cached record through mmap, which no file watch
 // reports: the next answer must not be the old body under the old ETag (the record no
 // longer matches its manifest, so 500). Before, the cached body was answered forever.
+//
+// The server sees the change by the file's modification time, which a write through mmap
+// moves on disk file systems but not on tmpfs (it has no page_mkwrite): so the tree is put on
+// the disk (testsupport.DiskTempDir), with only the files this test reads (the handler opens
+// files on demand).
 func TestCachedBodyMmapWrite(t *testing.T) {
-	dir := copyTree(t)
+	dir := filepath.Join(testsupport.DiskTempDir(t), "out")
+	for _, rel := range []string{manifest.FileName, manifest.LifePathFile(7)} {
+		b, err := os.ReadFile(filepath.Join(sharedTree(t), filepath.FromSlash(rel)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	h := newTestHandler(t, dir, nil)
 	const target = "/api/public/life-path/7"
 	path := filepath.Join(dir, filepath.FromSlash(manifest.LifePathFile(7)))
@@ -33,6 +52,10 @@ func TestCachedBodyMmapWrite(t *testing.T) {
 	if fi, err := os.Stat(path); err == nil && time.Since(fi.ModTime()) < 50*time.Millisecond {
 		time.Sleep(50 * time.Millisecond)
 	}
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -46,6 +69,9 @@ func TestCachedBodyMmapWrite(t *testing.T) {
 	data[i+len(`"number":`)] = '8'
 	if err := syscall.Munmap(data); err != nil {
 		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path); err != nil || !fi.ModTime().After(before.ModTime()) {
+		t.Fatalf("the write through mmap did not move the modification time of %s (%v): its file system cannot show the change to anyone; run the test with TMPDIR on a disk file system", path, err)
 	}
 	w := get(t, h, "GET", target, nil)
 	if w.Code == 200 && w.Header().Get("ETag") == first.Header().Get("ETag") {

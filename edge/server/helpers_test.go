@@ -11,6 +11,7 @@ import (
 
 	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
 // testYears are the years of the test trees: the range's ends and a leap century.
@@ -28,11 +29,13 @@ func sharedTree(tb testing.TB) string {
 }
 
 func TestMain(m *testing.M) {
+	restore := testsupport.MemoryTempDir()
 	code := m.Run()
 	if err := shared.Close(); err != nil {
 		fmt.Fprintln(os.Stderr, "FAIL:", err)
 		code = 1
 	}
+	restore()
 	os.Exit(code)
 }
 

@@ -53,6 +53,7 @@ func TestMain(m *testing.M) {
 }
 
 func runMain(m *testing.M) int {
+	defer testsupport.MemoryTempDir()()
 	tmp, err := os.MkdirTemp("", "pack-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

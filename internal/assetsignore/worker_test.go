@@ -13,6 +13,7 @@ import (
 	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/internal/assetsignore"
+	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
 // tree generates, once per test binary, the year-2000 tree whose manifest the tests read;
@@ -31,10 +32,12 @@ var tree = sync.OnceValues(func() (string, error) {
 var treeRoot string
 
 func TestMain(m *testing.M) {
+	restore := testsupport.MemoryTempDir()
 	code := m.Run()
 	if treeRoot != "" {
 		os.RemoveAll(treeRoot)
 	}
+	restore()
 	os.Exit(code)
 }
 

@@ -34,9 +34,11 @@ var treeStarted sync.WaitGroup
 // browser, each made the first time a test asks for it (never under go test -short, where
 // every test of the package skips), and removes both when the tests end.
 func TestMain(m *testing.M) {
+	restore := testsupport.MemoryTempDir()
 	dir, err := os.MkdirTemp("", "browsertest-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
+		restore()
 		os.Exit(1)
 	}
 	scratch = dir
@@ -48,6 +50,7 @@ func TestMain(m *testing.M) {
 	if err := os.RemoveAll(dir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 	}
+	restore()
 	os.Exit(code)
 }
 
