@@ -1,6 +1,10 @@
 package rules
 
-import "strings"
+import (
+	"slices"
+	"strings"
+	"sync"
+)
 
 // Square is the Pythagoras square (психоматрица) of a date by the classic method of
 // docs/design.md §14.
@@ -169,8 +173,21 @@ func abs(n int) int {
 }
 
 // SquareCounts returns, for each cell (index c-1), the counts that cell takes over every
-// date of FirstYear–LastYear, ascending. Content must give a reading for each of them.
+// date of FirstYear–LastYear, ascending. Content must give a reading for each of them. The
+// walk over the range is done once per process; each call gets its own slices.
 func SquareCounts() [9][]int {
+	var out [9][]int
+	for c, counts := range squareCounts() {
+		out[c] = slices.Clone(counts)
+	}
+	return out
+}
+
+// squareCounts is squareCountsWalk, once.
+var squareCounts = sync.OnceValue(squareCountsWalk)
+
+// squareCountsWalk walks every date of the range.
+func squareCountsWalk() [9][]int {
 	var seen [9][maxCellDigits + 1]bool
 	for y := FirstYear; y <= LastYear; y++ {
 		for m := 1; m <= 12; m++ {

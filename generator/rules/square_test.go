@@ -421,9 +421,17 @@ func BenchmarkComputeSquare(b *testing.B) {
 	}
 }
 
-// BenchmarkSquareCounts is the cost SquareCounts adds to every content load.
+// BenchmarkSquareCounts is the cost SquareCounts adds to a content load: the walk over the
+// range (once per process) and the copy every call makes.
 func BenchmarkSquareCounts(b *testing.B) {
-	for b.Loop() {
-		SquareCounts()
-	}
+	b.Run("walk", func(b *testing.B) {
+		for b.Loop() {
+			squareCountsWalk()
+		}
+	})
+	b.Run("call", func(b *testing.B) {
+		for b.Loop() {
+			SquareCounts()
+		}
+	})
 }
