@@ -31,7 +31,7 @@ type Target struct {
 	RateLimit int    // the limit it enforces per window (60)
 	// RateWindow is the target's window: ShortWindow in every run but one per edge, which
 	// passes the contract's own 60 s to prove it. The suite waits one Retry-After, up to a
-	// window, so the window sets the run's length.
+	// window, so the window sets the run's length (on the real clock; see Clock).
 	RateWindow time.Duration
 	// ClientHeader, when set, is a header the target trusts as the client address; the
 	// suite sends a distinct address per test (from 198.18.0.0/15 and 2001:db8::/32)
@@ -42,12 +42,34 @@ type Target struct {
 	ExactRetryAfter bool
 	// MissingMatrixFile, when set, is a date "D/M/Y" whose file was deleted from the served tree: expect 500 for it only.
 	MissingMatrixFile string
+	// Clock, when set, is the target's clock: the suite reads the time and waits (for a
+	// Retry-After, for room in a shared bucket) with it alone, so a target whose rate limiter
+	// runs on a fake clock is checked without waiting on the real one. Nil is the real clock.
+	Clock Clock
+	// AlignedWindow: the target counts requests in windows aligned to multiples of RateWindow
+	// since the Unix epoch (the Rate Limiting binding of wrangler dev counts per wall-clock
+	// minute), not in a window that slides with each request. A burst that straddles two such
+	// windows is repeated with a fresh client, as one that overruns the window is.
+	AlignedWindow bool
 	// UnregisteredMethodStatus, when not zero, is the status the target's runtime itself gives
 	// a method outside the IANA registry (such as "FOO") before any API code runs; only the
 	// status is checked then. Zero means the contract's 405. workerd, locally and on
 	// Cloudflare, answers 501 (cloudflare/workerd#6877), which no worker code can change.
 	UnregisteredMethodStatus int
 }
+
+// Clock is a target's clock: Now reads it, Sleep waits d on it (at once, for a fake one that
+// moves its time on by d; it may move on by more when others sleep on it too).
+type Clock interface {
+	Now() time.Time
+	Sleep(d time.Duration)
+}
+
+// realClock is the machine's clock.
+type realClock struct{}
+
+func (realClock) Now() time.Time        { return time.Now() }
+func (realClock) Sleep(d time.Duration) { time.Sleep(d) }
 
 // ShortWindow is the rate window of the runs that do not prove the contract's own: long
 // enough for a burst of RateLimit requests and the checks after it on a loaded machine (an
@@ -89,6 +111,7 @@ func Run(t *testing.T, target Target) {
 // suite is the state of one Run.
 type suite struct {
 	target  Target
+	clock   Clock
 	base    *url.URL
 	m       *manifest.Manifest
 	files   map[string]*manifest.File
@@ -118,7 +141,7 @@ func newSuite(t *testing.T, target Target) *suite {
 		t.Fatal("conformance: the tree holds no matrix years")
 	}
 	s := &suite{
-		target: target, base: base, m: m, files: m.Index(),
+		target: target, clock: target.Clock, base: base, m: m, files: m.Index(),
 		client: &http.Client{
 			Timeout:   30 * time.Second,
 			Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 16},
@@ -127,6 +150,9 @@ func newSuite(t *testing.T, target Target) *suite {
 			},
 		},
 		year: m.Years[len(m.Years)/2],
+	}
+	if s.clock == nil {
+		s.clock = realClock{}
 	}
 	if target.MissingMatrixFile != "" {
 		d, mo, y, ok := parseDate(target.MissingMatrixFile)
@@ -817,7 +843,7 @@ func (s *suite) send(t *testing.T, method, raw string, header map[string]string,
 		}
 		req.Header.Set(s.target.ClientHeader, client)
 	}
-	sent := time.Now()
+	sent := s.clock.Now()
 	resp, err := s.client.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, raw, err)
@@ -827,7 +853,7 @@ func (s *suite) send(t *testing.T, method, raw string, header map[string]string,
 	if err != nil {
 		t.Fatalf("%s %s: read body: %v", method, raw, err)
 	}
-	return response{status: resp.StatusCode, header: resp.Header, body: body, sent: sent, at: time.Now()}
+	return response{status: resp.StatusCode, header: resp.Header, body: body, sent: sent, at: s.clock.Now()}
 }
 
 func (s *suite) rateLimited(raw string) bool {
@@ -842,17 +868,17 @@ func (s *suite) rateLimited(raw string) bool {
 func (s *suite) sharedBudget() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := time.Now()
+	now := s.clock.Now()
 	cut := now.Add(-s.target.RateWindow)
 	for len(s.shared) > 0 && s.shared[0].Before(cut) {
 		s.shared = s.shared[1:]
 	}
 	if len(s.shared) >= s.target.RateLimit-1 {
 		wait := s.shared[0].Add(s.target.RateWindow + 250*time.Millisecond).Sub(now)
-		time.Sleep(wait)
+		s.clock.Sleep(wait)
 		s.shared = s.shared[1:]
 	}
-	s.shared = append(s.shared, time.Now())
+	s.shared = append(s.shared, s.clock.Now())
 }
 
 // drainShared waits until none of the suite's earlier matrix requests is in the window.
@@ -860,8 +886,15 @@ func (s *suite) drainShared() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if n := len(s.shared); n > 0 {
-		time.Sleep(time.Until(s.shared[n-1].Add(s.target.RateWindow + 250*time.Millisecond)))
+		s.sleepUntil(s.shared[n-1].Add(s.target.RateWindow + 250*time.Millisecond))
 		s.shared = nil
+	}
+}
+
+// sleepUntil waits on the target's clock until at.
+func (s *suite) sleepUntil(at time.Time) {
+	if d := at.Sub(s.clock.Now()); d > 0 {
+		s.clock.Sleep(d)
 	}
 }
 
@@ -1111,7 +1144,7 @@ func (s *suite) limitedPaths() []limitedPath {
 // started.
 func (s *suite) burst(t *testing.T, client string) time.Time {
 	t.Helper()
-	start := time.Now()
+	start := s.clock.Now()
 	lims := s.limitedPaths()
 	for i := range s.target.RateLimit {
 		lp := lims[(i/4)%len(lims)]
@@ -1135,24 +1168,41 @@ func (s *suite) burst(t *testing.T, client string) time.Time {
 
 // exhausted runs attempt, which exhausts the budget of a fresh client with a burst, sends
 // the requests its test checks and returns when the burst started and the checks of the
-// answers. The checks run when all of it fell within one window of the burst's start: on a
-// machine slow enough to overrun the window, the burst's first requests have left it and a
-// request that must be refused may be admitted, so the attempt is repeated with a fresh
-// client, three attempts at most (the last one is checked whatever its time).
+// answers. The checks run when all of it fell within one window of the burst's start (and,
+// for an AlignedWindow target, within one aligned window), on the target's clock: on a
+// machine slow enough to overrun the window, or when a fake clock was moved on by a wait of
+// another test, or when the burst straddled two aligned windows, the burst's first requests
+// may have left the window and a request that must be refused may be admitted, so the
+// attempt is repeated with a fresh client, three attempts at most (the last one is checked
+// whatever its time).
 func (s *suite) exhausted(t *testing.T, attempt func() (time.Time, func())) {
 	t.Helper()
 	for n := 1; ; n++ {
 		start, check := attempt()
-		took := time.Since(start)
-		if took < s.target.RateWindow || s.target.ClientHeader == "" || n == 3 {
-			if took >= s.target.RateWindow {
-				t.Logf("attempt %d took %v, longer than the %v window: its checks may fail for that alone", n, took, s.target.RateWindow)
+		why := s.spoiled(start, s.clock.Now())
+		if why == "" || s.target.ClientHeader == "" || n == 3 {
+			if why != "" {
+				t.Logf("attempt %d %s: its checks may fail for that alone", n, why)
 			}
 			check()
 			return
 		}
-		t.Logf("attempt %d took %v, longer than the %v window: again with a fresh client", n, took, s.target.RateWindow)
+		t.Logf("attempt %d %s: again with a fresh client", n, why)
 	}
+}
+
+// spoiled says why a burst that started at start and whose checked requests were answered
+// by end may have lost some of its requests from the window, or "" when it cannot have.
+func (s *suite) spoiled(start, end time.Time) string {
+	w := s.target.RateWindow
+	if took := end.Sub(start); took >= w {
+		return fmt.Sprintf("took %v, longer than the %v window", took, w)
+	}
+	if s.target.AlignedWindow && start.UnixNano()/int64(w) != end.UnixNano()/int64(w) {
+		return fmt.Sprintf("straddled two aligned %v windows (%s to %s)", w,
+			start.UTC().Format("15:04:05.000"), end.UTC().Format("15:04:05.000"))
+	}
+	return ""
 }
 
 // retryAfter checks a 429's Retry-After and returns it in seconds.
@@ -1260,11 +1310,11 @@ func (s *suite) testRetryAfter(t *testing.T) {
 	if s.target.ExactRetryAfter {
 		// The server counted from a moment between sending and receiving the 429;
 		// counting from the sending is never later than its "one second earlier".
-		time.Sleep(time.Until(r.sent.Add(wait - time.Second)))
+		s.sleepUntil(r.sent.Add(wait - time.Second))
 		early := s.doRaw(t, http.MethodGet, lp.valid, c)
 		s.checkResponse(t, "GET one second before Retry-After", lp.valid, early, tooMany, false)
 	}
-	time.Sleep(time.Until(r.at.Add(wait)))
+	s.sleepUntil(r.at.Add(wait))
 	late := s.doRaw(t, http.MethodGet, lp.valid, c)
 	s.checkResponse(t, "GET after Retry-After", lp.valid, late, lp.want, false)
 }
@@ -1275,7 +1325,7 @@ func (s *suite) doRaw(t *testing.T, method, raw, client string) response {
 	t.Helper()
 	if s.target.ClientHeader == "" && method != http.MethodOptions && s.rateLimited(raw) {
 		s.mu.Lock()
-		s.shared = append(s.shared, time.Now())
+		s.shared = append(s.shared, s.clock.Now())
 		s.mu.Unlock()
 	}
 	return s.send(t, method, raw, nil, client)

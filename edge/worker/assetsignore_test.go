@@ -14,6 +14,7 @@ import (
 
 	"github.com/opennumerology/numerology/edge/cloudflare"
 	"github.com/opennumerology/numerology/edge/worker"
+	"github.com/opennumerology/numerology/edge/worker/workertest"
 	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/internal/assetsignore"
@@ -27,7 +28,7 @@ import (
 func TestWranglerUploadsWhatDeployUploads(t *testing.T) {
 	testsupport.SkipShort(t, "runs wrangler (Node)")
 	t.Parallel()
-	requireTools(t)
+	workertest.RequireTools(t, edgeDir)
 	tests := []struct {
 		name  string
 		extra string // lines appended to the generated .assetsignore
@@ -260,7 +261,7 @@ var ignorePaths = []string{
 // JavaScript cannot read.
 func TestAssetsIgnoreMatchesNpmIgnore(t *testing.T) {
 	testsupport.SkipShort(t, "runs Node and the npm package ignore")
-	requireTools(t)
+	workertest.RequireTools(t, edgeDir)
 	requireIgnorePackage(t)
 	files := slices.Clone(ignoreCorpus)
 	paths := slices.Clone(ignorePaths)
@@ -314,7 +315,7 @@ func TestAssetsIgnoreMatchesNpmIgnore(t *testing.T) {
 // a Basic Multilingual Plane character and its toUpperCase and toLowerCase.
 func TestCanonicalizationMatchesNode(t *testing.T) {
 	testsupport.SkipShort(t, "runs Node and the npm package ignore")
-	requireTools(t)
+	workertest.RequireTools(t, edgeDir)
 	requireIgnorePackage(t)
 	const script = `
 const ignore = require("ignore");

@@ -12,13 +12,15 @@ import (
 	"time"
 
 	"github.com/opennumerology/numerology/edge/conformance"
+	"github.com/opennumerology/numerology/edge/worker/workertest"
+	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
 // inProcessWindow is the rate limit's window of the in-process runs: the conformance suite
 // waits one Retry-After, so a short window keeps the run to seconds. The wrangler dev test
-// (TestWorker) is the worker's one run that proves edge.json's own 60 s.
+// (edge/worker/wranglerdev) is the worker's one run that proves edge.json's own 60 s.
 const inProcessWindow = conformance.ShortWindow
 
 // workerNode returns the worker's own Node (edge/worker/node_modules/.bin/node, the
@@ -39,32 +41,53 @@ func workerNode(t *testing.T) string {
 
 // TestWorkerInProcess runs the shared conformance suite against src/index.js in Node,
 // served over HTTP by test/serve.mjs with the fake ASSETS (the tree's assets, .assetsignore
-// honoured) and RATE_LIMITER of test/harness.mjs, with a short rate window. The served tree
-// is the wrangler dev test's: no per-date files, the record of missingDate blanked.
+// honoured) and RATE_LIMITER of test/harness.mjs, with a short rate window: over the tree
+// the wrangler dev test serves (edge/worker/wranglerdev: no per-date files, the record of
+// workertest.MissingDate blanked), and over a tree with extra routes of every parameter
+// type and a new error key that no code of the worker knows (generatortest.AddExtraRoutes),
+// whose table cases the worker must serve from edge.json alone. The worker's answer to a
+// tree without edge.json is checked by the node --test suite (test/worker.test.mjs, "edge
+// config"), which TestNodeSuite runs.
 func TestWorkerInProcess(t *testing.T) {
 	t.Parallel()
 	node := workerNode(t)
-	tree := sharedTree(t)
-	served := withoutPerDateFiles(t, tree, true)
+	t.Run("tree", func(t *testing.T) {
+		t.Parallel()
+		tree := sharedTree(t)
+		tg := inProcessTarget(t, node, tree, workertest.WithoutPerDateFiles(t, tree, true))
+		d := workertest.MissingDate
+		tg.MissingMatrixFile = fmt.Sprintf("%d/%d/%d", d[0], d[1], d[2])
+		conformance.Run(t, tg)
+	})
+	t.Run("extra routes", func(t *testing.T) {
+		t.Parallel()
+		tree := copyTree(t)
+		generatortest.AddExtraRoutes(t, tree)
+		conformance.Run(t, inProcessTarget(t, node, tree, workertest.WithoutPerDateFiles(t, tree, false)))
+	})
+}
+
+// inProcessTarget starts test/serve.mjs on served and returns the suite's target of it; tree
+// is the whole tree served was made from (the suite's expected bodies).
+func inProcessTarget(t *testing.T, node, tree, served string) conformance.Target {
+	t.Helper()
 	m, err := manifest.Load(tree)
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := startShim(t, node, served, inProcessWindow)
-	conformance.Run(t, conformance.Target{
-		BaseURL:      base,
+	return conformance.Target{
+		BaseURL:      startShim(t, node, served, inProcessWindow),
 		TreeDir:      tree,
 		RateLimit:    m.Edge.RateLimit.Requests,
 		RateWindow:   inProcessWindow,
 		ClientHeader: "CF-Connecting-IP",
 		// The fake binding's window starts at a client's first request, so a refused client
 		// is admitted again within one window: an upper bound, as on Cloudflare.
-		ExactRetryAfter:   false,
-		MissingMatrixFile: fmt.Sprintf("%d/%d/%d", missingDate[0], missingDate[1], missingDate[2]),
+		ExactRetryAfter: false,
 		// Node's HTTP parser, like workerd's (501), refuses a method it does not know before
 		// any code runs; the worker's own 405 for one is checked in test/worker.test.mjs.
 		UnregisteredMethodStatus: 400,
-	})
+	}
 }
 
 // startShim starts test/serve.mjs on a free loopback port and returns its base URL; the

@@ -6,12 +6,17 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/opennumerology/numerology/edge/worker/workertest"
 	"github.com/opennumerology/numerology/generator/generatortest"
 )
 
-// shared is the package's tree of treeYears, generated once per test binary (generating is
+// edgeDir is the worker's folder (package.json, wrangler.json, src/, test/), relative to
+// this package's folder, where go test runs: the test files sit beside it.
+const edgeDir = "."
+
+// shared is the package's tree of workertest.TreeYears, generated once per test binary (generating is
 // the main cost of these tests besides the waits).
-var shared = generatortest.NewShared(treeYears...)
+var shared = generatortest.NewShared(workertest.TreeYears...)
 
 // sharedTree returns the shared tree. No test may change it: linkedTree and copyTree give a
 // test a tree of its own.

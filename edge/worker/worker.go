@@ -1,7 +1,7 @@
 // Package worker holds the Cloudflare Worker: src/index.js, its wrangler.json and npm files
 // (wrangler dev and deploy, Node 22). Its Go tests run the shared conformance suite against
-// the worker in Node with fake bindings (test/, fast) and in workerd through `wrangler dev`,
-// and run the worker's node --test suite.
+// the worker in Node with fake bindings (test/, fast), and run the worker's node --test
+// suite; edge/worker/wranglerdev runs it in workerd through `wrangler dev`.
 package worker
 
 import "embed"

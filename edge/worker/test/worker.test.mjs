@@ -1,7 +1,7 @@
 // The worker's own duties, in process: what it asks of the assets, its 500s, the headers it
 // replaces, the rate limit through its binding, and its answers without a config. The shared
 // contract is checked by the Go conformance suite through test/serve.mjs
-// (inprocess_test.go) and in workerd by the wrangler dev test (worker_test.go).
+// (inprocess_test.go) and in workerd by the wrangler dev test (wranglerdev/worker_test.go).
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,4 +1,4 @@
-package worker_test
+package wranglerdev_test
 
 import (
 	"fmt"
@@ -11,15 +11,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/opennumerology/numerology/edge/worker/workertest"
 	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
 // startTimeout bounds wrangler dev's start, asset upload included.
 const startTimeout = 90 * time.Second
 
-// edgeDir is the worker's directory (package.json, wrangler.json, src/), relative to this
-// package's directory, where go test runs: the test files sit beside it.
-const edgeDir = "."
+// edgeDir is the worker's folder (package.json, wrangler.json, src/), relative to this
+// package's folder, where go test runs.
+const edgeDir = ".."
 
 // wrangler is a running `wrangler dev`.
 type wrangler struct {
@@ -30,41 +31,11 @@ type wrangler struct {
 	waitErr error
 }
 
-// requireTools fails the test when Node's npm or the worker's npm packages are missing; it
-// skips under -short, the only skip the worker tests know.
-func requireTools(t *testing.T) {
+// startWrangler starts `npm run dev` in edge/worker/ serving tree on a free loopback port,
+// and waits until it answers. The whole process group is killed when the test ends.
+func startWrangler(t *testing.T, tree string) *wrangler {
 	t.Helper()
-	testsupport.SkipShort(t, "runs Node (npm, wrangler)")
-	if _, err := exec.LookPath("npm"); err != nil {
-		t.Fatal("npm not found on PATH: the worker tests need Node.js and npm (install Node, then run make test-tools)")
-	}
-	for _, bin := range []string{"wrangler", "node"} {
-		if _, err := os.Stat(filepath.Join(edgeDir, "node_modules", ".bin", bin)); err != nil {
-			t.Fatalf("edge/worker/node_modules/.bin/%s missing: run make test-tools (npm ci in edge/worker/)", bin)
-		}
-	}
-}
-
-// startWrangler starts `npm run dev` in edge/worker/ for each tree, each on a free loopback port,
-// and waits until all answer. The whole process groups are killed when the test ends.
-func startWrangler(t *testing.T, trees ...string) []*wrangler {
-	t.Helper()
-	requireTools(t)
-	var ws []*wrangler
-	for _, tree := range trees {
-		ws = append(ws, launch(t, tree))
-	}
-	for _, w := range ws {
-		if err := w.waitReady(); err != nil {
-			t.Fatalf("wrangler dev did not start: %v\n--- wrangler output ---\n%s", err, w.log.String())
-		}
-	}
-	return ws
-}
-
-// launch starts one wrangler dev serving tree.
-func launch(t *testing.T, tree string) *wrangler {
-	t.Helper()
+	workertest.RequireTools(t, edgeDir)
 	port, inspector := testsupport.FreePort(t), testsupport.FreePort(t)
 	args := []string{"run", "--silent", "dev", "--",
 		"--ip", "127.0.0.1", "--port", strconv.Itoa(port), "--inspector-port", strconv.Itoa(inspector),
@@ -83,6 +54,9 @@ func launch(t *testing.T, tree string) *wrangler {
 	}
 	go func() { w.waitErr = cmd.Wait(); close(w.done) }()
 	t.Cleanup(w.stop)
+	if err := w.waitReady(); err != nil {
+		t.Fatalf("wrangler dev did not start: %v\n--- wrangler output ---\n%s", err, w.log.String())
+	}
 	return w
 }
 

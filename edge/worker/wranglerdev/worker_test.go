@@ -1,11 +1,8 @@
-package worker_test
+package wranglerdev_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -16,18 +13,23 @@ import (
 	"time"
 
 	"github.com/opennumerology/numerology/edge/conformance"
+	"github.com/opennumerology/numerology/edge/worker/workertest"
 	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
-	"github.com/opennumerology/numerology/generator/rules"
 	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
-// treeYears are the years of the test tree: a few, plus the edges of the range.
-var treeYears = []int{1900, 2000, 2001, 2100}
+// shared is the package's tree of workertest.TreeYears, generated once per test binary.
+var shared = generatortest.NewShared(workertest.TreeYears...)
 
-// missingDate is a valid date whose record is blanked out of its packed month file in the
-// served tree: the worker must answer 500 for it, and only for it.
-var missingDate = [3]int{15, 6, 2000}
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if err := shared.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL:", err)
+		code = 1
+	}
+	os.Exit(code)
+}
 
 // plantedFiles are files put into the served tree at the paths invalid dates would map to
 // if the worker passed them on to the assets; it must answer 400 without looking.
@@ -38,20 +40,18 @@ var plantedFiles = []string{
 }
 
 // TestWorker runs the worker in wrangler dev against a small tree from which every
-// per-date file was deleted, and checks it with the conformance suite and more: the worker
-// answers the date routes from the packed month files alone. A second tree holds extra
-// routes of every parameter type and a new error key that no code of the worker knows
-// (generatortest.AddExtraRoutes): the suite's table cases check that the worker serves them
-// from edge.json alone.
+// per-date file was deleted, and checks it with the conformance suite, with edge.json's
+// own rate window of a minute, and with the worker's own duties beside it: the worker
+// answers the date routes from the packed month files alone, never passes a rejected path
+// on to the assets, and replaces the asset server's headers. The worker's logic over a tree
+// with extra routes and over one without edge.json is checked in Node (edge/worker's
+// TestWorkerInProcess and TestNodeSuite).
 func TestWorker(t *testing.T) {
 	testsupport.SkipShort(t, "runs wrangler dev (Node) and waits the contract's real minute")
 	t.Parallel()
-	requireTools(t)
-	tree := sharedTree(t) // the whole tree: the suite's expected bodies
-	served := withoutPerDateFiles(t, tree, true)
-	extraTree := copyTree(t)
-	generatortest.AddExtraRoutes(t, extraTree)
-	extraServed := withoutPerDateFiles(t, extraTree, false)
+	workertest.RequireTools(t, edgeDir)
+	tree := shared.Dir(t) // the whole tree: the suite's expected bodies
+	served := workertest.WithoutPerDateFiles(t, tree, true)
 	for _, p := range plantedFiles {
 		full := filepath.Join(served, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -65,131 +65,34 @@ func TestWorker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A tree without edge.json: the worker cannot know the contract and must say so.
-	broken := t.TempDir()
-	if err := os.WriteFile(filepath.Join(broken, "index.html"), []byte("<!doctype html>\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ws := startWrangler(t, served, broken, extraServed)
-	w := ws[0]
-	t.Run("no-edge-config", func(t *testing.T) { testNoEdgeConfig(t, ws[1]) })
-
-	target := func(w *wrangler, tree string) conformance.Target {
-		return conformance.Target{
-			BaseURL:      w.BaseURL,
-			TreeDir:      tree,
-			RateLimit:    m.Edge.RateLimit.Requests,
-			RateWindow:   time.Duration(m.Edge.RateLimit.WindowSeconds) * time.Second,
-			ClientHeader: "CF-Connecting-IP",
+	w := startWrangler(t, served)
+	// Every subtest runs beside the others: the suite's wait for a Retry-After of up to a
+	// minute sets the test's length. Each uses client addresses of its own.
+	t.Run("conformance", func(t *testing.T) {
+		t.Parallel()
+		d := workertest.MissingDate
+		conformance.Run(t, conformance.Target{
+			BaseURL:           w.BaseURL,
+			TreeDir:           tree,
+			RateLimit:         m.Edge.RateLimit.Requests,
+			RateWindow:        time.Duration(m.Edge.RateLimit.WindowSeconds) * time.Second,
+			ClientHeader:      "CF-Connecting-IP",
+			MissingMatrixFile: fmt.Sprintf("%d/%d/%d", d[0], d[1], d[2]),
 			// The binding admits again at the latest one period after a refusal.
 			ExactRetryAfter: false,
+			// The local binding counts in windows aligned to the wall clock's minutes: a
+			// burst that straddles two is repeated.
+			AlignedWindow: true,
 			// workerd answers methods outside the IANA registry with 501 before the worker
 			// runs, locally and on Cloudflare (cloudflare/workerd#6877): the one documented
 			// difference from the Go server, asserted rather than skipped.
 			UnregisteredMethodStatus: 501,
-		}
-	}
-	t.Run("conformance", func(t *testing.T) {
-		t.Run("tree", func(t *testing.T) {
-			t.Parallel()
-			tg := target(w, tree)
-			tg.MissingMatrixFile = fmt.Sprintf("%d/%d/%d", missingDate[0], missingDate[1], missingDate[2])
-			conformance.Run(t, tg)
-			// The suite's rate-limit tests are parallel: they start when this function
-			// returns. Local windows are aligned to the wall clock's minutes, so let them
-			// start early in one, where their bursts of 61 requests cannot straddle two.
-			waitFreshWindow()
-		})
-		t.Run("extra routes", func(t *testing.T) {
-			t.Parallel()
-			conformance.Run(t, target(ws[2], extraTree))
-			waitFreshWindow()
 		})
 	})
-	waitFreshWindow()
-	t.Run("never-reaches-assets", func(t *testing.T) { testNeverReachesAssets(t, w, m) })
-	t.Run("missing-asset", func(t *testing.T) { testMissingAsset(t, w, m) })
-	t.Run("asset-headers-replaced", func(t *testing.T) { testHeadersReplaced(t, w, m) })
-	t.Run("rate-limit", func(t *testing.T) { testRateLimit(t, w, m) })
-}
-
-// withoutPerDateFiles copies tree without the per-date files of every packed route (the
-// worker reads only the packed month files) and, with blank, with the record of
-// missingDate blanked out of its packed matrix month file (an empty line).
-func withoutPerDateFiles(t *testing.T, tree string, blank bool) string {
-	t.Helper()
-	m, err := manifest.Load(tree)
-	if err != nil {
-		t.Fatal(err)
-	}
-	perDate := func(rel string) bool {
-		for _, r := range m.Edge.Routes {
-			if _, ok := r.MatchFile(rel); ok && r.Packed != nil {
-				return true
-			}
-		}
-		return false
-	}
-	served := filepath.Join(t.TempDir(), "served")
-	dropped := 0
-	err = filepath.WalkDir(tree, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(tree, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(served, rel), 0o755)
-		}
-		if perDate(filepath.ToSlash(rel)) {
-			dropped++
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(served, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatalf("copy the tree: %v", err)
-	}
-	if want := rules.DatesInYears(m.Years); dropped < want {
-		t.Fatalf("dropped %d per-date files, want at least the %d matrix records", dropped, want)
-	}
-	if !blank {
-		return served
-	}
-	d, mo, y := missingDate[0], missingDate[1], missingDate[2]
-	month := filepath.Join(served, filepath.FromSlash(manifest.MatrixMonthFile(y, mo)))
-	b, err := os.ReadFile(month)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := bytes.SplitAfter(b, []byte("\n"))
-	lines[d-1] = []byte("\n")
-	if err := os.WriteFile(month, bytes.Join(lines, nil), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return served
-}
-
-// testNoEdgeConfig checks the built-in 500 of a tree whose edge.json is missing.
-func testNoEdgeConfig(t *testing.T, w *wrangler) {
-	for _, path := range []string{"/api/public/matrix/1/1/2000", "/api/public/life-path", "/api/public"} {
-		resp, body := get(t, w.BaseURL+path, "192.0.2.9")
-		var e struct {
-			Error  string `json:"error"`
-			Status int    `json:"status"`
-		}
-		if err := json.Unmarshal(body, &e); err != nil || resp.StatusCode != 500 || e.Status != 500 || e.Error != "Internal error" {
-			t.Errorf("GET %s = %d %q (%v), want 500 Internal error JSON", path, resp.StatusCode, body, err)
-		}
-		for k, want := range map[string]string{"Cache-Control": "no-store", "Content-Type": "application/json; charset=utf-8"} {
-			if got := resp.Header.Get(k); got != want {
-				t.Errorf("GET %s: %s = %q, want %q", path, k, got, want)
-			}
-		}
-	}
+	t.Run("never-reaches-assets", func(t *testing.T) { t.Parallel(); testNeverReachesAssets(t, w, m) })
+	t.Run("missing-asset", func(t *testing.T) { t.Parallel(); testMissingAsset(t, w, m) })
+	t.Run("asset-headers-replaced", func(t *testing.T) { t.Parallel(); testHeadersReplaced(t, w, m) })
+	t.Run("rate-limit", func(t *testing.T) { t.Parallel(); testRateLimit(t, w, m) })
 }
 
 // testNeverReachesAssets checks that paths the router rejects are answered from the
@@ -355,14 +258,6 @@ func testRateLimit(t *testing.T, w *wrangler, m *manifest.Manifest) {
 			t.Errorf("GET from %s (another /64) = %d, want 200", other, resp.StatusCode)
 		}
 	})
-}
-
-// waitFreshWindow waits, when the current minute (the local binding's window) has less than
-// 30 s left, until the next one has begun.
-func waitFreshWindow() {
-	if left := time.Minute - time.Duration(time.Now().UnixNano())%time.Minute; left < 30*time.Second {
-		time.Sleep(left + 200*time.Millisecond)
-	}
 }
 
 // exhaust sends limit+1 matrix requests (invalid dates too count: the limit comes before
