@@ -8,6 +8,7 @@ import (
 
 	"github.com/opennumerology/numerology/edge/worker/workertest"
 	"github.com/opennumerology/numerology/generator/generatortest"
+	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
 // edgeDir is the worker's folder (package.json, wrangler.json, src/, test/), relative to
@@ -26,11 +27,13 @@ func sharedTree(t *testing.T) string {
 }
 
 func TestMain(m *testing.M) {
+	restore := testsupport.MemoryTempDir()
 	code := m.Run()
 	if err := shared.Close(); err != nil {
 		fmt.Fprintln(os.Stderr, "FAIL:", err)
 		code = 1
 	}
+	restore()
 	os.Exit(code)
 }
 

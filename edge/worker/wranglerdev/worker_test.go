@@ -23,11 +23,13 @@ import (
 var shared = generatortest.NewShared(workertest.TreeYears...)
 
 func TestMain(m *testing.M) {
+	restore := testsupport.MemoryTempDir()
 	code := m.Run()
 	if err := shared.Close(); err != nil {
 		fmt.Fprintln(os.Stderr, "FAIL:", err)
 		code = 1
 	}
+	restore()
 	os.Exit(code)
 }
 
