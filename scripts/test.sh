@@ -8,7 +8,7 @@
 #                           the npm projects and Debian packages the tests drive
 #   once the worker's npm   the worker's wrangler dev test (edge/worker/wranglerdev)
 #   packages are in:
-#   once tree and tools     every other Go test, and 20 s of fuzzing the content loader
+#   once tree and tools     every other Go test, and 10 s of fuzzing the content loader
 #   are ready:
 #
 # Every Go test runs with no skip allowed (NUMEROLOGY_TEST_NO_SKIP). The full tree is shared
@@ -85,9 +85,9 @@ done
 
 main=0
 if [ "$ready" -eq 0 ]; then
-	# Bounded: 20 s of fuzzing the content loader, on one worker, beside the tests; an input
+	# Bounded: 10 s of fuzzing the content loader, on one worker, beside the tests; an input
 	# that hangs the YAML library fails within two minutes instead of holding CI.
-	start fuzz "$go" test -run='^$' -fuzz=FuzzLoad -fuzztime=20s -fuzzminimizetime=2s -parallel=1 -timeout 2m ./content/
+	start fuzz "$go" test -run='^$' -fuzz=FuzzLoad -fuzztime=10s -fuzzminimizetime=2s -parallel=1 -timeout 2m ./content/
 	# More test binaries and parallel tests at once than cores: many tests wait on servers,
 	# browsers and Node rather than compute.
 	mapfile -t pkgs < <("$go" list ./... | grep -v -x -e "$("$go" list "$realwindow")" -e "$("$go" list "$wranglerdev")")
