@@ -67,11 +67,11 @@ finish() {
 	return "$rc"
 }
 
-start realwindow "$go" test -count=1 "$realwindow"
+start realwindow "$go" test -count=1 -parallel 8 "$realwindow"
 start check "$make" --no-print-directory check
 start tree "$make" --no-print-directory test-tree TEST_TREE="$tree"
 start tools scripts/test-tools.sh generator/openapitest/clients templates/browsertest
-start wranglerdev sh -c "scripts/test-tools.sh edge/worker && touch \"$logs/worker-tools.ok\" && \"$go\" test -count=1 $wranglerdev"
+start wranglerdev sh -c "scripts/test-tools.sh edge/worker && touch \"$logs/worker-tools.ok\" && \"$go\" test -count=1 -parallel 8 $wranglerdev"
 
 ready=0
 finish tools || ready=1
