@@ -4,6 +4,10 @@ BIN     := bin/numerology
 OUT     ?= out
 ADDR    ?= 127.0.0.1:8080
 GOFLAGS_BUILD := -trimpath
+# Every go command builds with -trimpath: the build cache (compiled packages, vet and
+# staticcheck results) then serves any checkout of the repository, not only the folder it
+# was filled from, so a fresh clone or worktree recompiles nothing that did not change.
+export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
 
 CONTENT_FILES  := $(shell find content templates -type f 2>/dev/null)
 GO_FILES       := $(shell find . -name '*.go' -not -path './edge/worker/node_modules/*' 2>/dev/null)
