@@ -1,21 +1,22 @@
 #!/usr/bin/env bash
-# make test: everything CI runs, laid out so that the two tests that must wait out the
-# contract's real minute (one per edge) start first and wait while the rest works:
+# make test: everything CI runs, laid out as jobs side by side, so that the two tests that
+# must wait out the contract's real minute (one per edge) start first and wait while the
+# rest works, and a tool being installed holds up only the tests that drive it:
 #
-#   at once, side by side:  the Go server's real-window test (edge/server/realwindow)
-#                           make check
-#                           the full 1900–2100 tree, generated and verified (make test-tree)
-#                           the npm projects and Debian packages the tests drive
-#   once the worker's npm   the worker's wrangler dev test (edge/worker/wranglerdev)
-#   packages are in:
-#   once tree and tools     every other Go test, and 10 s of fuzzing the content loader
-#   are ready:
+#   realwindow  the Go server's real-window test (edge/server/realwindow)
+#   check       make check
+#   tree        the full 1900–2100 tree, generated and verified (make test-tree)
+#   wranglerdev the worker's npm packages, then its wrangler dev test (edge/worker/wranglerdev)
+#   clients     the OpenAPI client generators' npm packages, then generator/openapitest
+#   pages       Chromium, Java and the Nu Html Checker, then templates/browsertest
+#   main        once the tree and the worker's packages are in: every other package, with
+#               10 s of fuzzing the content loader beside it
 #
 # Every Go test runs with no skip allowed (NUMEROLOGY_TEST_NO_SKIP). The full tree is shared
 # by the tests that need every date (generatortest.FullTree reads NUMEROLOGY_TEST_FULL_TREE).
 # It lives in a scratch folder on a memory file system when the machine has one with room,
 # where writing its 228,000 files costs seconds rather than most of a minute, and is removed
-# at the end. Each job's output is printed whole when the run ends, with its time.
+# at the end. Each job's output is printed whole when the run ends, with its times.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go=${GO:-go}
@@ -67,17 +68,23 @@ finish() {
 	return "$rc"
 }
 
-start realwindow "$go" test -count=1 -parallel 8 "$realwindow"
+# Several test binaries and parallel tests at once, more than cores: many tests wait on
+# servers, browsers, Node or a clock rather than compute.
+gotest=("$go" test -count=1 -parallel 8 -timeout 10m)
+start realwindow "${gotest[@]}" "$realwindow"
 start check "$make" --no-print-directory check
 start tree "$make" --no-print-directory test-tree TEST_TREE="$tree"
-start tools scripts/test-tools.sh generator/openapitest/clients templates/browsertest
-start wranglerdev sh -c "scripts/test-tools.sh edge/worker && touch \"$logs/worker-tools.ok\" && \"$go\" test -count=1 -parallel 8 $wranglerdev"
+start wranglerdev sh -c 'scripts/test-tools.sh edge/worker && touch "$1" && shift && "$@"' \
+	sh "$logs/worker-tools.ok" "${gotest[@]}" "$wranglerdev"
+start clients sh -c 'scripts/test-tools.sh generator/openapitest/clients && shift && "$@"' \
+	sh - "${gotest[@]}" ./generator/openapitest
+start pages sh -c 'scripts/test-tools.sh templates/browsertest && shift && "$@"' \
+	sh - "${gotest[@]}" ./templates/browsertest
 
 ready=0
-finish tools || ready=1
 finish tree || ready=1
-# The worker's own npm packages (the wranglerdev job installs them first) are needed by
-# edge/worker's tests too.
+# edge/worker's own tests need the worker's npm packages (the wranglerdev job installs them
+# first).
 until [ -f "$logs/worker-tools.ok" ]; do
 	kill -0 "${pid[wranglerdev]}" 2>/dev/null || { ready=1; break; }
 	sleep 0.2
@@ -85,21 +92,23 @@ done
 
 main=0
 if [ "$ready" -eq 0 ]; then
-	# Bounded: 10 s of fuzzing the content loader, on one worker, beside the tests; an input
-	# that hangs the YAML library fails within two minutes instead of holding CI.
+	# Bounded: 10 s of fuzzing the content loader, on one worker; an input that hangs the
+	# YAML library fails within two minutes instead of holding CI.
 	start fuzz "$go" test -run='^$' -fuzz=FuzzLoad -fuzztime=10s -fuzzminimizetime=2s -parallel=1 -timeout 2m ./content/
-	# More test binaries and parallel tests at once than cores: many tests wait on servers,
-	# browsers and Node rather than compute.
-	mapfile -t pkgs < <("$go" list ./... | grep -v -x -e "$("$go" list "$realwindow")" -e "$("$go" list "$wranglerdev")")
+	own=()
+	for p in "$realwindow" "$wranglerdev" ./generator/openapitest ./templates/browsertest; do
+		own+=(-e "$("$go" list "$p")")
+	done
+	mapfile -t pkgs < <("$go" list ./... | grep -v -x "${own[@]}")
 	main_began=$SECONDS
-	"$go" test -count=1 -p 4 -parallel 8 -timeout 10m "${pkgs[@]}" || main=$?
-	echo "== go test (all other packages): $((SECONDS - main_began)) s (from $main_began s)"
+	"${gotest[@]}" -p 4 "${pkgs[@]}" || main=$?
+	echo "== main (every other package): $((SECONDS - main_began)) s (from $main_began s), exit $main"
 	finish fuzz || true
 else
-	echo "== go test (all other packages): not run, the full tree or the tools failed (below)"
+	echo "== main (every other package): not run, the full tree or the worker's npm packages failed (below)"
 	main=1
 fi
-for name in realwindow check wranglerdev; do
+for name in realwindow check wranglerdev clients pages; do
 	finish "$name" || true
 done
 
