@@ -69,16 +69,18 @@ finish() {
 }
 
 # Several test binaries and parallel tests at once, more than cores: many tests wait on
-# servers, browsers, Node or a clock rather than compute.
+# servers, browsers, Node or a clock rather than compute. The jobs off the longest path
+# (the tree, then main) run niced, so that they take the cores main and the tree leave.
 gotest=("$go" test -count=1 -parallel 8 -timeout 10m)
+later=(nice -n 10)
 start realwindow "${gotest[@]}" "$realwindow"
-start check "$make" --no-print-directory check
 start tree "$make" --no-print-directory test-tree TEST_TREE="$tree"
 start wranglerdev sh -c 'scripts/test-tools.sh edge/worker && touch "$1" && shift && "$@"' \
 	sh "$logs/worker-tools.ok" "${gotest[@]}" "$wranglerdev"
-start clients sh -c 'scripts/test-tools.sh generator/openapitest/clients && shift && "$@"' \
+start check "${later[@]}" "$make" --no-print-directory check
+start clients "${later[@]}" sh -c 'scripts/test-tools.sh generator/openapitest/clients && shift && "$@"' \
 	sh - "${gotest[@]}" ./generator/openapitest
-start pages sh -c 'scripts/test-tools.sh templates/browsertest && shift && "$@"' \
+start pages "${later[@]}" sh -c 'scripts/test-tools.sh templates/browsertest && shift && "$@"' \
 	sh - "${gotest[@]}" ./templates/browsertest
 
 ready=0
@@ -94,7 +96,7 @@ main=0
 if [ "$ready" -eq 0 ]; then
 	# Bounded: 10 s of fuzzing the content loader, on one worker; an input that hangs the
 	# YAML library fails within two minutes instead of holding CI.
-	start fuzz "$go" test -run='^$' -fuzz=FuzzLoad -fuzztime=10s -fuzzminimizetime=2s -parallel=1 -timeout 2m ./content/
+	start fuzz "${later[@]}" "$go" test -run='^$' -fuzz=FuzzLoad -fuzztime=10s -fuzzminimizetime=2s -parallel=1 -timeout 2m ./content/
 	own=()
 	for p in "$realwindow" "$wranglerdev" ./generator/openapitest ./templates/browsertest; do
 		own+=(-e "$("$go" list "$p")")
