@@ -7,8 +7,10 @@
 #   check       make check
 #   tree        the full 1900–2100 tree, generated and verified (make test-tree)
 #   wranglerdev the worker's npm packages, then its wrangler dev test (edge/worker/wranglerdev)
-#   clients     the OpenAPI client generators' npm packages, then generator/openapitest
-#   pages       Chromium, Java and the Nu Html Checker, then templates/browsertest
+#   clients     the OpenAPI client generators' npm packages, then (once the tree is made)
+#               generator/openapitest
+#   pages       Chromium, Java and the Nu Html Checker, then (once the tree is made)
+#               templates/browsertest
 #   main        once the tree and the worker's packages are in: every other package, with
 #               10 s of fuzzing the content loader beside it
 #
@@ -69,19 +71,32 @@ finish() {
 }
 
 # Several test binaries and parallel tests at once, more than cores: many tests wait on
-# servers, browsers, Node or a clock rather than compute. The jobs off the longest path
-# (the tree, then main) run niced, so that they take the cores main and the tree leave.
+# servers, browsers, Node or a clock rather than compute. The tree comes first of what
+# computes (every job but the real-minute ones waits for it), and the jobs whose time
+# matters least (check, the fuzzing) run niced.
 gotest=("$go" test -count=1 -parallel 8 -timeout 10m)
 later=(nice -n 10)
+
+# after NAME waits until job NAME has ended well (its .ok mark), or fails when it failed.
+after() {
+	until [ -f "$logs/$1.ok" ]; do
+		[ ! -f "$logs/$1.end" ] || { echo "not run: job $1 failed"; return 1; }
+		sleep 0.2
+	done
+}
+# tools_then_test DIR PKG installs the npm project DIR (and its Debian packages), then tests
+# PKG once the tree is made.
+tools_then_test() {
+	scripts/test-tools.sh "$1" && after tree && "${gotest[@]}" "$2"
+}
+
 start realwindow "${gotest[@]}" "$realwindow"
-start tree "$make" --no-print-directory test-tree TEST_TREE="$tree"
-start wranglerdev sh -c 'scripts/test-tools.sh edge/worker && touch "$1" && shift && "$@"' \
-	sh "$logs/worker-tools.ok" "${gotest[@]}" "$wranglerdev"
+start tree sh -c '"$@" && touch "$0"' "$logs/tree.ok" "$make" --no-print-directory test-tree TEST_TREE="$tree"
+start wranglerdev sh -c 'scripts/test-tools.sh edge/worker && touch "$0" && "$@"' \
+	"$logs/worker-tools.ok" "${gotest[@]}" "$wranglerdev"
 start check "${later[@]}" "$make" --no-print-directory check
-start clients "${later[@]}" sh -c 'scripts/test-tools.sh generator/openapitest/clients && shift && "$@"' \
-	sh - "${gotest[@]}" ./generator/openapitest
-start pages "${later[@]}" sh -c 'scripts/test-tools.sh templates/browsertest && shift && "$@"' \
-	sh - "${gotest[@]}" ./templates/browsertest
+start clients tools_then_test generator/openapitest/clients ./generator/openapitest
+start pages tools_then_test templates/browsertest ./templates/browsertest
 
 ready=0
 finish tree || ready=1
