@@ -43,6 +43,7 @@ func contentCopy(t *testing.T) (string, []string) {
 // block nesting, go-yaml built each file with about 1.4 GB, and generate died with "fatal
 // error: out of memory".
 func TestDeepContentUnderMemoryLimit(t *testing.T) {
+	t.Parallel()
 	prlimit, err := exec.LookPath("prlimit")
 	if err != nil {
 		t.Fatal("prlimit (util-linux) is needed to run generate under a memory limit")
@@ -80,6 +81,7 @@ func TestDeepContentUnderMemoryLimit(t *testing.T) {
 // must refuse it (exit 3, file named) without opening it. Before, it opened the pipe and
 // waited for a writer forever, deaf to Ctrl-C.
 func TestGenerateRefusesPipeInContent(t *testing.T) {
+	t.Parallel()
 	dir, _ := contentCopy(t)
 	pipe := filepath.Join(dir, "life-path", "3.yaml")
 	if err := os.Remove(pipe); err != nil {

@@ -32,6 +32,7 @@ func loadErr(t *testing.T, body string) error {
 
 // TestREADMEExitCodes checks the README's exit-code table against exitTable, row by row.
 func TestREADMEExitCodes(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +45,7 @@ func TestREADMEExitCodes(t *testing.T) {
 
 // TestExitCodeHelp checks that --help lists every row of the table.
 func TestExitCodeHelp(t *testing.T) {
+	t.Parallel()
 	code, stdout, _ := run(t, "--help")
 	if code != 0 {
 		t.Fatalf("--help: code %d", code)
@@ -61,6 +63,7 @@ func deployErr(err error) error { return fmt.Errorf("deploy: %w", err) }
 // TestExitCodeKinds checks the classification of each error kind, including codes a
 // command marked that a kind overrides: each kind gets its code from exitTable alone.
 func TestExitCodeKinds(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		err  error

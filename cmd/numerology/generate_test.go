@@ -49,6 +49,7 @@ func userFiles(t *testing.T, dir string, rels map[string]string) map[string]stri
 // .photos.old of the user's is refused (exit 5), and .photos.old survives. Before, recovery
 // ran before the ownership check and removed .photos.old.
 func TestGenerateRefusalTouchesNothingBeside(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]string{"photos/a": "x\n", ".photos.old/a": "y\n", ".photos.tmp-1/b": "z\n"}
 	mkfiles(t, dir, files)
@@ -74,6 +75,7 @@ func TestGenerateRefusalTouchesNothingBeside(t *testing.T) {
 // which names what it deleted, and a tree generate and pack made (make run) is replaced
 // without --force. Before, the imitation and the subfolder files were deleted silently.
 func TestGenerateRecognisesItsOwnTree(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 
@@ -140,6 +142,7 @@ func TestGenerateRecognisesItsOwnTree(t *testing.T) {
 // TestSiteURLLookalikes checks the site URLs of issue 21 that were accepted (or passed the
 // check and then failed with exit 1): each is a usage error, exit 2, naming the problem.
 func TestSiteURLLookalikes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tests := []struct{ url, want string }{
 		{"https://x.example:+80", `port "+80": must be a number 1–65535, digits only`},
@@ -166,6 +169,7 @@ func TestSiteURLLookalikes(t *testing.T) {
 // folders beside it, named like generate's own, stay as they were. The first previous tree
 // is a copy of the shared one, and the kill points follow the length of the last full run.
 func TestGenerateKilledAtAnyPoint(t *testing.T) {
+	t.Parallel()
 	testsupport.SkipShort(t, "kills generate in child processes and reruns it, six times")
 	bin, err := exec.LookPath("numerology")
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 // its own manifest.json must not be replaced (exit 5, the reason on stderr, the files
 // kept). Before, it was deleted with exit 0.
 func TestGenerateRefusesForeignTree(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "webext")
 	if err := os.MkdirAll(filepath.Join(dir, "src"), 0o755); err != nil {
 		t.Fatal(err)
@@ -37,6 +38,7 @@ func TestGenerateRefusesForeignTree(t *testing.T) {
 // problem, and an IDN host is written in ASCII form. Before, "?", "#", spaces and port
 // 99999 were accepted and '"' and '<' gave exit 1.
 func TestSiteURLUsage(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tests := []struct {
 		name, url, want string
@@ -67,6 +69,7 @@ func TestSiteURLUsage(t *testing.T) {
 }
 
 func TestMaxConnsFor(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name              string
 		flag, files, want int
@@ -90,6 +93,7 @@ func TestMaxConnsFor(t *testing.T) {
 // a restart, with the ETag of each body, and log the reload. Before, it kept answering the
 // old manifest's ETags (and sizes) until restarted.
 func TestServeFollowsGenerate(t *testing.T) {
+	t.Parallel()
 	tree := treeCopy(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

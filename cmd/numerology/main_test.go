@@ -41,6 +41,7 @@ func (s sharedChecked) Run() int {
 // TestScripts runs testdata/script/*.txtar. Besides testscript's commands, "sharedtree dir"
 // puts a copy of the shared year-2000 tree at dir.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -71,6 +72,7 @@ func run(t *testing.T, args ...string) (int, string, string) {
 }
 
 func TestExitCodes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bad := t.TempDir() // a manifest that does not parse
 	if err := os.WriteFile(filepath.Join(bad, "manifest.json"), []byte("{"), 0o644); err != nil {
@@ -177,6 +179,7 @@ func TestExitCodes(t *testing.T) {
 }
 
 func TestHelpDocumentsExitCodes(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"--help"}, {"generate", "--help"}, {"verify", "--help"}} {
 		code, stdout, _ := run(t, args...)
 		if code != 0 || !strings.Contains(stdout, "Exit codes:") || !strings.Contains(stdout, "5    the output cannot be written") {
@@ -188,6 +191,7 @@ func TestHelpDocumentsExitCodes(t *testing.T) {
 // TestGenerateAndVerify checks the shared tree's generate (one summary line, nothing on
 // stderr), verify of it, and verify of a damaged copy naming what is missing and extra.
 func TestGenerateAndVerify(t *testing.T) {
+	t.Parallel()
 	r, err := shared()
 	if err != nil {
 		t.Fatal(err)
@@ -222,6 +226,7 @@ func TestGenerateAndVerify(t *testing.T) {
 
 // TestParseYears checks --years and --from/--to as the list of years generate writes.
 func TestParseYears(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		opts generateOptions
 		want []int
@@ -241,6 +246,7 @@ func TestParseYears(t *testing.T) {
 // TestVerifyWithContent: a tree generated from other content is checked against that
 // content with --content; against the built-in content its records differ, named by field.
 func TestVerifyWithContent(t *testing.T) {
+	t.Parallel()
 	const dir = "../../content/testdata/valid"
 	out := filepath.Join(t.TempDir(), "out")
 	if code, _, stderr := run(t, "generate", "--years", "2000", "--content", dir, "--out", out); code != 0 {

@@ -94,6 +94,7 @@ func corruptZipEntry(t *testing.T, file, entry string) string {
 // stay (and a later generate names them). Before, pack deleted every file in the linked
 // folder, and the user's files in downloads/.
 func TestPackStaysInsideTheTree(t *testing.T) {
+	t.Parallel()
 	out := treeCopy(t)
 	dir := filepath.Dir(out)
 	dist := filepath.Join(dir, "dist")

@@ -91,6 +91,7 @@ func (s *limitedServe) get(path string, timeout time.Duration) (int, []byte, err
 // 760 files exhausted the limit, accept4 failed with "too many open files" and new clients
 // timed out.
 func TestServeDescriptorBudget(t *testing.T) {
+	t.Parallel()
 	testsupport.SkipShort(t, "holds 760 connections to a serve under a descriptor limit")
 	tree := treeCopy(t)
 	// Trailing whitespace (which JSON ignores) brings the manifest to the full tree's size,
@@ -140,6 +141,7 @@ func TestServeDescriptorBudget(t *testing.T) {
 // record answers 500 and serve keeps answering. Before, the first request for it tried
 // to allocate 10^12 bytes and killed serve ("fatal error: out of memory").
 func TestServeHugeManifestSize(t *testing.T) {
+	t.Parallel()
 	tree := treeCopy(t)
 	m, err := manifest.Load(tree)
 	if err != nil {

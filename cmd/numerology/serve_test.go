@@ -17,6 +17,7 @@ import (
 )
 
 func TestServeErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tree := sharedTree(t)
 	badManifest := filepath.Join(dir, "bad")
@@ -53,6 +54,7 @@ func TestServeErrors(t *testing.T) {
 // (as SIGINT does) and checks that the request still gets its answer, that serve waits for
 // it and then exits 0.
 func TestServeGracefulShutdown(t *testing.T) {
+	t.Parallel()
 	tree := sharedTree(t)
 	entered, release := make(chan struct{}), make(chan struct{})
 	wrapServeHandler = func(h http.Handler) http.Handler {

@@ -51,6 +51,7 @@ func runLimited(t *testing.T, limit int64, args ...string) (int, string) {
 // archive. Before, the entry was buffered whole and the run died with "fatal error: out of
 // memory".
 func TestVerifyArchiveBombUnderMemoryLimit(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tests := []struct {
 		name, file, entry string

@@ -16,6 +16,7 @@ import (
 // (exit 4) without reading it, as serve refuses it. Before, verify read it, found it
 // matching, and passed the tree.
 func TestVerifyRefusesPathsOutsideTheTree(t *testing.T) {
+	t.Parallel()
 	out := treeCopy(t)
 	dir := filepath.Dir(out)
 	secret := []byte("NAME=secret\n")
