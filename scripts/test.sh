@@ -58,6 +58,7 @@ start() {
 		rc=0
 		"$@" || rc=$?
 		echo "$SECONDS" >"$logs/$name.end"
+		times >"$logs/$name.cpu" # its second line: user and system time of what it ran
 		exit "$rc"
 	) >"$logs/$name" 2>&1 &
 	pid[$name]=$!
@@ -118,8 +119,13 @@ if [ "$ready" -eq 0 ]; then
 	done
 	mapfile -t pkgs < <("$go" list ./... | grep -v -x "${own[@]}")
 	main_began=$SECONDS
-	"${gotest[@]}" -p 4 "${pkgs[@]}" || main=$?
-	echo "== main (every other package): $((SECONDS - main_began)) s (from $main_began s), exit $main"
+	(
+		rc=0
+		"${gotest[@]}" -p 4 "${pkgs[@]}" || rc=$?
+		times >"$logs/main.cpu"
+		exit "$rc"
+	) || main=$?
+	echo "== main (every other package): $((SECONDS - main_began)) s (from $main_began s; CPU user, system: $(sed -n 2p "$logs/main.cpu")), exit $main"
 	finish fuzz || true
 else
 	echo "== main (every other package): not run, the full tree or the worker's npm packages failed (below)"
@@ -131,7 +137,7 @@ done
 
 failed=$main
 for name in "${order[@]}"; do
-	echo "== $name: ${took[$name]} s (from $((${began[$name]})) s), exit ${status[$name]}"
+	echo "== $name: ${took[$name]} s (from ${began[$name]} s; CPU user, system: $(sed -n 2p "$logs/$name.cpu" 2>/dev/null)), exit ${status[$name]}"
 	cat "$logs/$name"
 	[ "${status[$name]}" -eq 0 ] || failed=1
 done
