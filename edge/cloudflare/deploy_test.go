@@ -44,14 +44,7 @@ func baseTree(t testing.TB) string {
 // TestMain runs the tests, then fails the run if one of them changed the base tree, and
 // removes it.
 func TestMain(m *testing.M) {
-	restore := testsupport.MemoryTempDir()
-	code := m.Run()
-	if err := shared.Close(); err != nil {
-		fmt.Fprintln(os.Stderr, "FAIL:", err)
-		code = 1
-	}
-	restore()
-	os.Exit(code)
+	os.Exit(testsupport.RunTests(m, shared.Close))
 }
 
 // copyTree gives a test its own copy of the base tree. Its folders are new and its files are

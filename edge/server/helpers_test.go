@@ -1,7 +1,6 @@
 package server
 
 import (
-	"fmt"
 	"net/http/httptest"
 	"os"
 	"slices"
@@ -29,14 +28,7 @@ func sharedTree(tb testing.TB) string {
 }
 
 func TestMain(m *testing.M) {
-	restore := testsupport.MemoryTempDir()
-	code := m.Run()
-	if err := shared.Close(); err != nil {
-		fmt.Fprintln(os.Stderr, "FAIL:", err)
-		code = 1
-	}
-	restore()
-	os.Exit(code)
+	os.Exit(testsupport.RunTests(m, shared.Close))
 }
 
 // copyTree returns a copy of the shared tree in a temporary directory of tb, for a test

@@ -1,7 +1,6 @@
 package worker_test
 
 import (
-	"fmt"
 	"os"
 	"slices"
 	"testing"
@@ -27,14 +26,7 @@ func sharedTree(t *testing.T) string {
 }
 
 func TestMain(m *testing.M) {
-	restore := testsupport.MemoryTempDir()
-	code := m.Run()
-	if err := shared.Close(); err != nil {
-		fmt.Fprintln(os.Stderr, "FAIL:", err)
-		code = 1
-	}
-	restore()
-	os.Exit(code)
+	os.Exit(testsupport.RunTests(m, shared.Close))
 }
 
 // copyTree returns a copy of the shared tree in a temporary directory of t, every file

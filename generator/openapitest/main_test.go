@@ -10,8 +10,5 @@ import (
 // TestMain runs the tests with their scratch folders on a memory file system when the
 // machine has one (testsupport.MemoryTempDir).
 func TestMain(m *testing.M) {
-	restore := testsupport.MemoryTempDir()
-	code := m.Run()
-	restore()
-	os.Exit(code)
+	os.Exit(testsupport.RunTests(m))
 }

@@ -71,3 +71,19 @@ func DiskTempDir(tb testing.TB) string {
 	tb.Cleanup(func() { os.RemoveAll(dir) })
 	return filepath.Clean(dir)
 }
+
+// RunTests is a TestMain's body: it runs m with the scratch folders on a memory file system
+// (MemoryTempDir), then each check in after (such as a shared tree's Close), whose error
+// fails the run, and returns the exit code for os.Exit.
+func RunTests(m *testing.M, after ...func() error) int {
+	restore := MemoryTempDir()
+	defer restore()
+	code := m.Run()
+	for _, check := range after {
+		if err := check(); err != nil {
+			fmt.Fprintln(os.Stderr, "FAIL:", err)
+			code = 1
+		}
+	}
+	return code
+}

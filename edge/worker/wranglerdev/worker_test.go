@@ -23,14 +23,7 @@ import (
 var shared = generatortest.NewShared(workertest.TreeYears...)
 
 func TestMain(m *testing.M) {
-	restore := testsupport.MemoryTempDir()
-	code := m.Run()
-	if err := shared.Close(); err != nil {
-		fmt.Fprintln(os.Stderr, "FAIL:", err)
-		code = 1
-	}
-	restore()
-	os.Exit(code)
+	os.Exit(testsupport.RunTests(m, shared.Close))
 }
 
 // plantedFiles are files put into the served tree at the paths invalid dates would map to
