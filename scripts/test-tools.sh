@@ -40,7 +40,14 @@ fi
 # clean clone then costs a link instead of unpacking 28,000 files (about 35 s of CPU on a
 # 2-core machine), as a CI cache of node_modules would. NUMEROLOGY_NPM_CACHE names another
 # cache folder; "off" installs in each project's folder, with npm ci, as before.
-cache=${NUMEROLOGY_NPM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/numerology/node_modules}
+cache=${NUMEROLOGY_NPM_CACHE:-}
+if [ -z "$cache" ]; then
+	base=${XDG_CACHE_HOME:-${HOME:+$HOME/.cache}}
+	cache=off
+	[ -z "$base" ] || cache=$base/numerology/node_modules
+fi
+# A cache folder that cannot be made means installing in place.
+[ "$cache" = off ] || mkdir -p "$cache" 2>/dev/null || cache=off
 
 install() {
 	local dir=$1 key entry tmp
@@ -59,7 +66,6 @@ install() {
 	entry=$cache/$key
 	if [ ! -f "$entry/.complete" ]; then
 		echo "test-tools: npm ci for $dir/ (into the cache, once per lock file)"
-		mkdir -p "$cache"
 		tmp=$(mktemp -d "$cache/.install-XXXXXX")
 		cp "$dir/package.json" "$dir/package-lock.json" "$tmp/"
 		if ! npm ci --prefix "$tmp" --no-audit --no-fund --loglevel=error; then
