@@ -85,10 +85,11 @@ after() {
 		sleep 0.2
 	done
 }
-# tools_then_test DIR PKG installs the npm project DIR (and its Debian packages), then tests
-# PKG once the tree is made.
+# tools_then_test DIR PKG installs the npm project DIR (and its Debian packages), niced so
+# that the worker's install (which main and the wrangler dev test wait for) goes first, then
+# tests PKG once the tree is made.
 tools_then_test() {
-	scripts/test-tools.sh "$1" && after tree && "${gotest[@]}" "$2"
+	"${later[@]}" scripts/test-tools.sh "$1" && after tree && "${gotest[@]}" "$2"
 }
 
 start realwindow "${gotest[@]}" "$realwindow"
