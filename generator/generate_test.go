@@ -3,7 +3,6 @@ package generator
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"errors"
 	"flag"
 	"io/fs"
@@ -130,21 +129,10 @@ func TestBodiesFollowContract(t *testing.T) {
 
 // TestVectorsThroughRecords reads the golden vectors back from the generated JSON.
 func TestVectorsThroughRecords(t *testing.T) {
-	f, err := os.Open("rules/testdata/matrix.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	header, rows, dates := goldenVectors(t, "matrix.csv")
 	s := testSite(t)
-	for _, row := range rows[1:] {
-		p := strings.Split(row[0], "-")
-		y, _ := strconv.Atoi(p[0])
-		m, _ := strconv.Atoi(p[1])
-		d, _ := strconv.Atoi(p[2])
+	for _, in := range dates {
+		row, d, m, y := rows[in], in.Day, in.Month, in.Year
 		b, err := Encode(s.MatrixRecord(d, m, y))
 		if err != nil {
 			t.Fatal(err)
@@ -155,10 +143,10 @@ func TestVectorsThroughRecords(t *testing.T) {
 		}
 		for i, c := range r.Matrix.Cells() {
 			if want, _ := strconv.Atoi(row[i+1]); c.Arcana != want {
-				t.Errorf("%s %s = %d, want %d", row[0], rows[0][i+1], c.Arcana, want)
+				t.Errorf("%s %s = %d, want %d", row[0], header[i+1], c.Arcana, want)
 			}
 			if c.Name != s.Content.Arcana[c.Arcana-1].Name {
-				t.Errorf("%s %s: name %q does not match arcana %d", row[0], rows[0][i+1], c.Name, c.Arcana)
+				t.Errorf("%s %s: name %q does not match arcana %d", row[0], header[i+1], c.Name, c.Arcana)
 			}
 		}
 	}

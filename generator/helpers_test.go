@@ -1,7 +1,9 @@
 package generator
 
 import (
+	"bytes"
 	"context"
+	"encoding/csv"
 	"flag"
 	"fmt"
 	"os"
@@ -184,4 +186,61 @@ func forDates(t *testing.T, dates []DateInput, newCheck func() (func(d, m, y int
 			t.Error(err)
 		}
 	}
+}
+
+// encoderMatchesEncode holds a route's fast encoder byte-identical to encoding its record with
+// go-json, for every date of testDates: newEnc gives each goroutine an encoder of its own,
+// record gives the record of a date.
+func encoderMatchesEncode(t *testing.T, newEnc func() (func(dst []byte, d, m, y int) ([]byte, error), error), record func(d, m, y int) (any, error)) {
+	t.Helper()
+	forDates(t, testDates(t), func() (func(d, m, y int) error, error) {
+		enc, err := newEnc()
+		if err != nil {
+			return nil, err
+		}
+		var buf []byte
+		return func(d, m, y int) error {
+			rec, err := record(d, m, y)
+			if err != nil {
+				return err
+			}
+			want, err := Encode(rec)
+			if err != nil {
+				return err
+			}
+			if buf, err = enc(buf[:0], d, m, y); err != nil {
+				return err
+			}
+			if !bytes.Equal(buf, want) {
+				return fmt.Errorf("fast encoder differs\n got: %s\nwant: %s", buf, want)
+			}
+			return nil
+		}, nil
+	})
+}
+
+// goldenVectors reads rules/testdata/<file>, the project's copy of the shared vectors: its
+// header, its rows by date (the first column, YYYY-MM-DD) and those dates in file order.
+func goldenVectors(t *testing.T, file string) (header []string, rows map[DateInput][]string, dates []DateInput) {
+	t.Helper()
+	f, err := os.Open(filepath.Join("rules", "testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	all, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows = map[DateInput][]string{}
+	for _, row := range all[1:] {
+		day, err := time.Parse(time.DateOnly, row[0])
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		in := DateInput{day.Day(), int(day.Month()), day.Year()}
+		rows[in] = row
+		dates = append(dates, in)
+	}
+	return all[0], rows, dates
 }

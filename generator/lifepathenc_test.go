@@ -1,10 +1,6 @@
 package generator
 
 import (
-	"bytes"
-	"encoding/csv"
-	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"testing"
@@ -20,24 +16,13 @@ import (
 // LifePathDateRecord with go-json, for every date of the range (a sample under -short).
 func TestLifePathDateEncoderMatchesEncode(t *testing.T) {
 	s := testSite(t)
-	forDates(t, testDates(t), func() (func(d, m, y int) error, error) {
+	encoderMatchesEncode(t, func() (func([]byte, int, int, int) ([]byte, error), error) {
 		enc, err := newLifePathDateEncoder(s)
 		if err != nil {
 			return nil, err
 		}
-		var buf []byte
-		return func(d, m, y int) error {
-			want, err := Encode(s.LifePathDateRecord(d, m, y))
-			if err != nil {
-				return err
-			}
-			buf = enc.Append(buf[:0], d, m, y)
-			if !bytes.Equal(buf, want) {
-				return fmt.Errorf("fast encoder differs\n got: %s\nwant: %s", buf, want)
-			}
-			return nil
-		}, nil
-	})
+		return func(dst []byte, d, m, y int) ([]byte, error) { return enc.Append(dst, d, m, y), nil }, nil
+	}, func(d, m, y int) (any, error) { return s.LifePathDateRecord(d, m, y), nil })
 }
 
 // lifePathByDigits is the rule of docs/design.md §7 written again from its words, apart
@@ -74,26 +59,7 @@ func TestLifePathDateRoute(t *testing.T) {
 	for _, it := range s.LifePathList() {
 		items[it.Number] = it
 	}
-	f, err := os.Open("rules/testdata/life-path.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden := map[DateInput]int{}
-	var extra []DateInput
-	for _, row := range rows[1:] {
-		day, err := time.Parse(time.DateOnly, row[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		in := DateInput{day.Day(), int(day.Month()), day.Year()}
-		golden[in], _ = strconv.Atoi(row[1])
-		extra = append(extra, in)
-	}
+	_, golden, extra := goldenVectors(t, "life-path.csv")
 	var buf []byte
 	checked := 0
 	for i, in := range testDates(t, extra...) {
@@ -122,14 +88,14 @@ func TestLifePathDateRoute(t *testing.T) {
 				t.Fatalf("%s: life_path %+v, source_url %s; want the list item of %d", day.Format(time.DateOnly), rec.LifePath, rec.SourceURL, n)
 			}
 		}
-		if want, ok := golden[in]; ok {
-			if n != want {
+		if row, ok := golden[in]; ok {
+			if want, _ := strconv.Atoi(row[1]); n != want {
 				t.Errorf("%s: the route gives %d, the golden vector %d", day.Format(time.DateOnly), n, want)
 			}
 			checked++
 		}
 	}
-	if checked < len(rows)-2 {
+	if checked < len(extra)-1 {
 		t.Errorf("only %d golden vectors fall in the range", checked)
 	}
 }

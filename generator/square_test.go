@@ -1,16 +1,12 @@
 package generator
 
 import (
-	"bytes"
-	"encoding/csv"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	json "github.com/goccy/go-json"
 
@@ -25,30 +21,13 @@ const MaxSquareRecordBytes = 2500
 // SquareRecord with go-json, for every date of the range (a sample under -short).
 func TestSquareEncoderMatchesEncode(t *testing.T) {
 	s := testSite(t)
-	forDates(t, testDates(t), func() (func(d, m, y int) error, error) {
+	encoderMatchesEncode(t, func() (func([]byte, int, int, int) ([]byte, error), error) {
 		enc, err := newSquareEncoder(s)
 		if err != nil {
 			return nil, err
 		}
-		var buf []byte
-		return func(d, m, y int) error {
-			rec, err := s.SquareRecord(d, m, y)
-			if err != nil {
-				return err
-			}
-			want, err := Encode(rec)
-			if err != nil {
-				return err
-			}
-			if buf, err = enc.Append(buf[:0], d, m, y); err != nil {
-				return err
-			}
-			if !bytes.Equal(buf, want) {
-				return fmt.Errorf("fast encoder differs\n got: %s\nwant: %s", buf, want)
-			}
-			return nil
-		}, nil
-	})
+		return enc.Append, nil
+	}, func(d, m, y int) (any, error) { return s.SquareRecord(d, m, y) })
 }
 
 // TestSquareRecordSize renders the record of every date of the range (a sample under
@@ -123,26 +102,7 @@ func squareByString(d, m, y int) (w [4]int, counts [9]int, lines map[string]int)
 // the working numbers, each cell's digits, count, name and reading, and each line's sum.
 func TestSquareRoute(t *testing.T) {
 	s := testSite(t)
-	f, err := os.Open("rules/testdata/square.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden := map[DateInput][]string{}
-	var extra []DateInput
-	for _, row := range rows[1:] {
-		day, err := time.Parse(time.DateOnly, row[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		in := DateInput{day.Day(), int(day.Month()), day.Year()}
-		golden[in] = row
-		extra = append(extra, in)
-	}
+	_, golden, extra := goldenVectors(t, "square.csv")
 	var checked atomic.Int64
 	forDates(t, testDates(t, extra...), func() (func(d, m, y int) error, error) {
 		encs, err := s.encoders()
