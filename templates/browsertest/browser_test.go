@@ -344,7 +344,23 @@ func dropAPI(t *testing.T, dir string) http.Handler {
 // vectors' row), by position key.
 func goldenMatrix(t *testing.T, date string) map[string]int {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "matrix-"+date+".csv"))
+	header, row := goldenRow(t, "matrix", date)
+	want := map[string]int{}
+	for i, key := range header[1:] {
+		n, err := strconv.Atoi(row[i+1])
+		if err != nil {
+			t.Fatalf("testdata: %s %s: %v", date, key, err)
+		}
+		want[key] = n
+	}
+	return want
+}
+
+// goldenRow reads testdata/<kind>-<date>.csv (a copy of a row of the shared vectors): its
+// header and the row of date.
+func goldenRow(t *testing.T, kind, date string) (header, row []string) {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", kind+"-"+date+".csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,19 +370,10 @@ func goldenMatrix(t *testing.T, date string) map[string]int {
 		t.Fatal(err)
 	}
 	for _, row := range rows[1:] {
-		if row[0] != date {
-			continue
+		if row[0] == date {
+			return rows[0], row
 		}
-		want := map[string]int{}
-		for i, key := range rows[0][1:] {
-			n, err := strconv.Atoi(row[i+1])
-			if err != nil {
-				t.Fatalf("testdata: %s %s: %v", date, key, err)
-			}
-			want[key] = n
-		}
-		return want
 	}
 	t.Fatalf("testdata has no row for %s", date)
-	return nil
+	return nil, nil
 }

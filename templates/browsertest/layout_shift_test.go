@@ -28,15 +28,7 @@ func TestDetailsLayoutShift(t *testing.T) {
 		// Servers of its own for each screen: the browser's cache holds what the other
 		// screen fetched, and the rate limit is spent.
 		api := heldAPI(t, testTree(t))
-		cases := []shiftCase{
-			{name: "date", url: api.ok + details + vectorDate, done: `#api-status[data-state="ok"]`},
-			{name: "bad-date", url: api.ok + details + "1990-02-30", done: `#status[data-state="bad-date"]`},
-			{name: "out-of-range", url: api.ok + details + "2101-01-01", done: `#status[data-state="bad-date"]`},
-			{name: "rate-limit", first: api.limited + details + vectorDate,
-				url: api.limited + details + "1990-05-16", done: `#api-status[data-state="rate-limit"]`},
-			{name: "server-error", url: api.failing + details + vectorDate, done: `#api-status[data-state="server"]`},
-			{name: "network-error", url: api.down + details + vectorDate, done: `#api-status[data-state="network"]`},
-		}
+		cases := detailsStates(api, details)
 		do(t, ctx, chromedp.EmulateViewport(screen.width, screen.height))
 		for _, tt := range cases {
 			t.Run(screen.name+"/"+tt.name, func(t *testing.T) {
@@ -46,6 +38,21 @@ func TestDetailsLayoutShift(t *testing.T) {
 				screenshot(t, ctx, "details-cls-"+screen.name+"-"+tt.name+".png")
 			})
 		}
+	}
+}
+
+// detailsStates are the states of a details page (at the path details, "…?date=") whose
+// layout shift is measured: a date, a bad date, a date out of range, a 429, a 5xx and a
+// dropped connection.
+func detailsStates(api heldServers, details string) []shiftCase {
+	return []shiftCase{
+		{name: "date", url: api.ok + details + vectorDate, done: `#api-status[data-state="ok"]`},
+		{name: "bad-date", url: api.ok + details + "1990-02-30", done: `#status[data-state="bad-date"]`},
+		{name: "out-of-range", url: api.ok + details + "2101-01-01", done: `#status[data-state="bad-date"]`},
+		{name: "rate-limit", first: api.limited + details + vectorDate,
+			url: api.limited + details + "1990-05-16", done: `#api-status[data-state="rate-limit"]`},
+		{name: "server-error", url: api.failing + details + vectorDate, done: `#api-status[data-state="server"]`},
+		{name: "network-error", url: api.down + details + vectorDate, done: `#api-status[data-state="network"]`},
 	}
 }
 

@@ -1,12 +1,9 @@
 package browsertest
 
 import (
-	"encoding/csv"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -211,17 +208,9 @@ func TestSquareLayoutShift(t *testing.T) {
 		// Servers of its own for each screen: the browser's cache holds what the other
 		// screen fetched, and the rate limit is spent.
 		api := heldAPI(t, testTree(t))
-		cases := []shiftCase{
-			{name: "date", url: api.ok + details + vectorDate, done: `#api-status[data-state="ok"]`},
-			{name: "w3-below-zero", url: api.ok + details + "2000-01-09", done: `#api-status[data-state="ok"]`},
-			{name: "bad-date", url: api.ok + details + "1990-02-30", done: `#status[data-state="bad-date"]`},
-			{name: "out-of-range", url: api.ok + details + "2101-01-01", done: `#status[data-state="bad-date"]`},
-			{name: "rate-limit", first: api.limited + details + vectorDate,
-				url: api.limited + details + "1990-05-16", done: `#api-status[data-state="rate-limit"]`},
-			{name: "server-error", url: api.failing + details + vectorDate, done: `#api-status[data-state="server"]`},
-			{name: "network-error", url: api.down + details + vectorDate, done: `#api-status[data-state="network"]`},
-			{name: "square-page", url: api.ok + "/square", done: `footer`},
-		}
+		cases := append(detailsStates(api, details),
+			shiftCase{name: "w3-below-zero", url: api.ok + details + "2000-01-09", done: `#api-status[data-state="ok"]`},
+			shiftCase{name: "square-page", url: api.ok + "/square", done: `footer`})
 		do(t, ctx, chromedp.EmulateViewport(screen.width, screen.height))
 		for _, tt := range cases {
 			t.Run(screen.name+"/"+tt.name, func(t *testing.T) {
@@ -242,28 +231,13 @@ func TestSquareLayoutShift(t *testing.T) {
 // empty one) of a date from testdata (a copy of the shared vectors' row).
 func goldenSquare(t *testing.T, date string) (string, []string) {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "square-"+date+".csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, row := range rows[1:] {
-		if row[0] != date {
-			continue
+	_, row := goldenRow(t, "square", date)
+	cells := make([]string, 9)
+	for i, c := range row[5:14] {
+		if c == "-" {
+			c = "—"
 		}
-		cells := make([]string, 9)
-		for i, c := range row[5:14] {
-			if c == "-" {
-				c = "—"
-			}
-			cells[i] = c
-		}
-		return strings.Join(row[1:5], ", "), cells
+		cells[i] = c
 	}
-	t.Fatalf("testdata has no row for %s", date)
-	return "", nil
+	return strings.Join(row[1:5], ", "), cells
 }
