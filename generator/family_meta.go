@@ -2,12 +2,76 @@ package generator
 
 import (
 	"fmt"
+	htmltemplate "html/template"
 	"strings"
 
+	"github.com/opennumerology/numerology/generator/cards"
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/generator/openapi"
 	"github.com/opennumerology/numerology/generator/rules"
 	"github.com/opennumerology/numerology/internal/contract"
 )
+
+// metaFamily is the route family of the API index and the OpenAPI document.
+func metaFamily() []routeUnit {
+	p := manifest.APIPrefix
+	return []routeUnit{{
+		row: manifest.Route{
+			Name: manifest.RouteIndex, Pattern: p, File: manifest.IndexFile,
+			Summary:     "Оглавление API",
+			Description: "Оглавление API: маршруты, ссылка на OpenAPI, лицензия и набор данных",
+			English:     "the API index: routes, OpenAPI URL, licence and dataset URLs as JSON",
+			Example:     p,
+			OperationID: "getIndex", Tag: "meta",
+		},
+		renderer: renderer{
+			body:    APIIndex{},
+			encoder: func(s *Site) (encodeFunc, error) { return encodeOnce(s.APIIndex()) },
+			fields: func(*Site) map[string]obj {
+				uri := obj{"format": "uri"}
+				return map[string]obj{
+					"APIIndex.site_url": uri, "APIIndex.openapi": uri, "APIIndex.docs": uri, "APIIndex.llms_txt": uri,
+					"APIIndex.license_url": {"const": LicenseURL}, "IndexRoute.example": uri, "IndexFile.url": uri,
+				}
+			},
+			pages: func(p *pageRenderer) []page { return []page{p.homePage()} },
+		},
+	}, {
+		row: manifest.Route{
+			Name: manifest.RouteOpenAPI, Pattern: p + "/openapi.json", File: manifest.OpenAPIFile,
+			Summary:     "Этот документ OpenAPI 3.1",
+			Description: "Описание API в формате OpenAPI 3.1",
+			English:     "the OpenAPI 3.1 document: every route, parameter, response schema, error body and header",
+			Example:     p + "/openapi.json",
+			OperationID: "getOpenAPI", Tag: "meta",
+		},
+		renderer: renderer{
+			body: obj{},
+			schema: func(*Site, *openapi.Builder) (string, obj) {
+				return "OpenAPIDocument", obj{
+					"type": "object", "required": []string{"openapi", "info", "paths"},
+					"properties": obj{
+						"openapi": obj{"const": openapi.Version},
+						"info": obj{
+							"type": "object", "required": []string{"title", "version"},
+							"properties": obj{"title": obj{"type": "string"}, "version": obj{"type": "string"}},
+						},
+						"paths": obj{"type": "object", "additionalProperties": obj{"type": "object"}},
+					},
+					"description": "Этот документ",
+				}
+			},
+			encoder: func(s *Site) (encodeFunc, error) {
+				doc, err := s.OpenAPI()
+				if err != nil {
+					return nil, err
+				}
+				return encodeOnce(doc)
+			},
+			noExample: true,
+		},
+	}}
+}
 
 // APIIndex is the body of /api/public: a small discovery document.
 type APIIndex struct {
@@ -102,4 +166,24 @@ func (s *Site) APIIndex() APIIndex {
 		Attribution: s.Attribution,
 		Disclaimer:  s.Content.Site.Disclaimer,
 	}
+}
+
+// homePage is the index route's page: what the API is, its routes, errors, limits, the
+// attribution rules and the dataset.
+func (p *pageRenderer) homePage() page {
+	s := p.s
+	description := fmt.Sprintf("Бесплатный API на русском языке: числа жизненного пути и матрица судьбы для каждой даты рождения с %d по %d год. JSON, CORS, лицензия CC BY 4.0.",
+		rules.FirstYear, rules.LastYear)
+	return page{file: HomePage, template: "home.html", path: "/", indexed: true,
+		card:        cards.Card{Title: "Числа жизненного пути и матрица судьбы"},
+		title:       s.Content.Site.Title + " — API чисел пути и матрицы судьбы",
+		description: description,
+		fill: func(d *pageData) error {
+			d.Errors = p.errorDocs()
+			d.Rule = p.ruleLines()
+			d.MatrixCount = GroupThousands(rules.DatesInYears(allYears()))
+			d.AttributionLink = htmltemplate.HTML(s.AttributionHTML) // built and escaped by NewSite
+			d.LifePaths = s.LifePathList()
+			return nil
+		}}
 }
