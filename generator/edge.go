@@ -123,9 +123,9 @@ func (s *Site) errorSpecs() []errorSpec {
 		{manifest.ErrTooManyRequests, dir + "too-many-requests.json", ErrorBody{
 			Error: "Too many requests", Status: 429,
 			Message: fmt.Sprintf("Слишком много запросов: не больше %d запросов за %d секунд с одного IP-адреса %s. Повторите запрос через столько секунд, сколько указано в заголовке Retry-After, или скачайте весь набор данных.",
-				contract.RateLimitRequests, contract.RateLimitWindowSeconds, limitedRoutesRu()),
-		}, "TooManyRequests", "Превышен лимит запросов " + limitedRoutesRu(),
-			"превышен лимит запросов " + limitedRoutesRu() + "; подождите Retry-After секунд"},
+				contract.RateLimitRequests, contract.RateLimitWindowSeconds, s.limitedRoutesRu()),
+		}, "TooManyRequests", "Превышен лимит запросов " + s.limitedRoutesRu(),
+			"превышен лимит запросов " + s.limitedRoutesRu() + "; подождите Retry-After секунд"},
 		{manifest.ErrInternal, dir + "internal-error.json", ErrorBody{
 			Error: "Internal error", Status: 500,
 			Message: "Внутренняя ошибка сервера: ответ временно недоступен. Если ошибка повторяется, напишите нам на " + s.Content.Site.SupportEmail + " и укажите адрес запроса.",
@@ -135,9 +135,9 @@ func (s *Site) errorSpecs() []errorSpec {
 }
 
 // limitedRoutes are the patterns of the rate-limited routes, which share one budget.
-func limitedRoutes() []string {
+func (s *Site) limitedRoutes() []string {
 	var out []string
-	for _, r := range Routes() {
+	for _, r := range s.routes() {
 		if r.RateLimited {
 			out = append(out, r.Pattern)
 		}
@@ -147,8 +147,8 @@ func limitedRoutes() []string {
 
 // limitedRoutesRu names the rate-limited routes for a Russian sentence: "к маршруту …", or
 // "к маршрутам …, … и … вместе" (one budget for all).
-func limitedRoutesRu() string {
-	l := limitedRoutes()
+func (s *Site) limitedRoutesRu() string {
+	l := s.limitedRoutes()
 	if len(l) == 1 {
 		return "к маршруту " + l[0]
 	}
@@ -160,7 +160,7 @@ func (s *Site) EdgeConfig() (manifest.EdgeConfig, error) {
 	cfg := manifest.EdgeConfig{
 		APIVersion: manifest.APIVersion,
 		Prefix:     manifest.APIPrefix,
-		Routes:     Routes(),
+		Routes:     s.routes(),
 		RateLimit: manifest.RateLimit{
 			Requests:      contract.RateLimitRequests,
 			WindowSeconds: contract.RateLimitWindowSeconds,
@@ -177,7 +177,7 @@ func (s *Site) EdgeConfig() (manifest.EdgeConfig, error) {
 		}
 		cfg.Errors[e.key] = manifest.ErrorResponse{Status: e.body.Status, File: e.file, Body: string(b)}
 	}
-	if err := checkRoutes(cfg.Routes, cfg.Errors); err != nil {
+	if err := checkRoutes(cfg.Routes, s.renderers(), cfg.Errors); err != nil {
 		return cfg, fmt.Errorf("route table: %w", err)
 	}
 	if err := cfg.Check(); err != nil {

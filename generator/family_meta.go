@@ -133,7 +133,7 @@ func Downloads() []Download {
 // document have their own fields.
 func (s *Site) indexRoutes() []IndexRoute {
 	var out []IndexRoute
-	for _, r := range Routes() {
+	for _, r := range s.routes() {
 		if r.Name == manifest.RouteIndex || r.Name == manifest.RouteOpenAPI {
 			continue
 		}
@@ -159,7 +159,7 @@ func (s *Site) APIIndex() APIIndex {
 		Docs:        s.SiteURL + "/",
 		LLMsTxt:     s.SiteURL + "/" + LLMsFile,
 		Routes:      s.indexRoutes(),
-		RateLimit:   fmt.Sprintf("%d запросов за %d секунд с одного адреса %s", contract.RateLimitRequests, contract.RateLimitWindowSeconds, limitedRoutesRu()),
+		RateLimit:   fmt.Sprintf("%d запросов за %d секунд с одного адреса %s", contract.RateLimitRequests, contract.RateLimitWindowSeconds, s.limitedRoutesRu()),
 		Dataset:     dataset,
 		License:     License,
 		LicenseURL:  LicenseURL,

@@ -109,7 +109,7 @@ func Generate(ctx context.Context, opts Options) (Summary, error) {
 	}
 	g := &gen{site: opts.Site, w: newTreeWriter(temp.Dir), years: years, workers: workers, counts: map[string]*atomic.Int64{}}
 	total := extraFiles
-	for _, r := range Routes() {
+	for _, r := range opts.Site.routes() {
 		if r.Packed != nil {
 			total += rules.DatesInYears(years) + 12*len(years)
 		} else {

@@ -134,17 +134,17 @@ func newPageRenderer(s *Site) (*pageRenderer, error) {
 			FirstYear:     rules.FirstYear,
 			LastYear:      rules.LastYear,
 			RateLimit:     cfg.RateLimit,
-			LimitedRoutes: limitedRoutes(),
-			Routes:        routeDocs(),
+			LimitedRoutes: s.limitedRoutes(),
+			Routes:        s.routeDocs(),
 			Downloads:     Downloads(),
 		},
 	}, nil
 }
 
 // routeDocs lists the route table for the home page and llms.txt.
-func routeDocs() []routeDoc {
+func (s *Site) routeDocs() []routeDoc {
 	var out []routeDoc
-	for _, r := range Routes() {
+	for _, r := range s.routes() {
 		out = append(out, routeDoc{r.Pattern, r.Description, r.English, r.Example})
 	}
 	return out
@@ -167,9 +167,9 @@ type page struct {
 // pages lists the site's HTML pages in the order they are written: those of each route
 // (its renderer's), in route order, then the 404 page.
 func (p *pageRenderer) pages() []page {
-	rs := renderers()
+	rs := p.s.renderers()
 	var out []page
-	for _, r := range Routes() {
+	for _, r := range p.s.routes() {
 		if f := rs[r.Name].pages; f != nil {
 			out = append(out, f(p)...)
 		}

@@ -27,6 +27,9 @@ type Site struct {
 	Attribution     string
 	AttributionHTML string
 
+	// units is the route table with its renderers (routeUnits).
+	units []routeUnit
+
 	// The suggested citations' templates with the site's own placeholders filled in.
 	citationLifePath, citationMatrix, citation string
 }
@@ -53,6 +56,7 @@ func NewSite(c *content.Content, siteURL string) (*Site, error) {
 		Attribution: fill(c.Site.Attribution),
 		AttributionHTML: `<a href="` + html.EscapeString(siteURL) + `" rel="nofollow noopener">` +
 			html.EscapeString(fill(c.Site.AttributionLinkText)) + `</a>`,
+		units:            routeUnits(),
 		citationLifePath: fill(c.Site.CitationLifePath),
 		citationMatrix:   fill(c.Site.CitationMatrix),
 		citation:         fill(c.Site.Citation),

@@ -82,10 +82,9 @@ func exampleValues(r manifest.Route) ([]int, error) {
 // accepts, its example is one of its values, and a date route keeps packed month files
 // (year and month in the file, the day as the line) that the tree writer can fill.
 // Generate, Verify and OpenAPI call it before they start.
-func checkRoutes(routes []manifest.Route, errs map[string]manifest.ErrorResponse) error {
+func checkRoutes(routes []manifest.Route, rs map[string]renderer, errs map[string]manifest.ErrorResponse) error {
 	var problems []error
 	bad := func(format string, args ...any) { problems = append(problems, fmt.Errorf(format, args...)) }
-	rs := renderers()
 	for _, r := range routes {
 		rd, ok := rs[r.Name]
 		if !ok {
@@ -174,6 +173,24 @@ func renderers() map[string]renderer {
 	return rs
 }
 
+// routes is the site's route table: Routes, unless a test added routes of its own.
+func (s *Site) routes() []manifest.Route {
+	out := make([]manifest.Route, len(s.units))
+	for i, u := range s.units {
+		out[i] = u.row
+	}
+	return out
+}
+
+// renderers maps each route of the site's table to its renderer.
+func (s *Site) renderers() map[string]renderer {
+	rs := make(map[string]renderer, len(s.units))
+	for _, u := range s.units {
+		rs[u.row.Name] = u.renderer
+	}
+	return rs
+}
+
 // routeUnit is one route: its row of the table (docs/design.md §3) and the generator's half of it.
 type routeUnit struct {
 	row manifest.Route
@@ -229,9 +246,9 @@ func encodeEach(body func(vals []int) (any, error)) encodeFunc {
 
 // encoders prepares the encoder of every route of the table for a site.
 func (s *Site) encoders() (map[string]encodeFunc, error) {
-	rs := renderers()
+	rs := s.renderers()
 	out := map[string]encodeFunc{}
-	for _, r := range Routes() {
+	for _, r := range s.routes() {
 		enc, err := rs[r.Name].encoder(s)
 		if err != nil {
 			return nil, fmt.Errorf("route %s: %w", r.Name, err)
