@@ -87,6 +87,8 @@ func lifePathFamily() []routeUnit {
 			OperationID: "getLifePathOfDate", Tag: "life-path",
 		},
 		renderer: renderer{
+			maxBytes: 2000, // the largest is 1,567 bytes
+
 			body: LifePathDateRecord{},
 			fields: func(*Site) map[string]obj {
 				return map[string]obj{

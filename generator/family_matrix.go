@@ -28,6 +28,8 @@ func matrixFamily() []routeUnit {
 			OperationID: "getMatrix", Tag: "matrix",
 		},
 		renderer: renderer{
+			maxBytes: 2500, // the largest is 2,215 bytes
+
 			body: MatrixRecord{},
 			fields: func(*Site) map[string]obj {
 				return map[string]obj{

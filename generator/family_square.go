@@ -69,6 +69,8 @@ func squareFamily() []routeUnit {
 			OperationID: "getSquare", Tag: "square",
 		},
 		renderer: renderer{
+			maxBytes: 2500, // §14: the largest is 2,311 bytes
+
 			body: SquareRecord{},
 			fields: func(*Site) map[string]obj {
 				out := map[string]obj{}

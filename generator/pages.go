@@ -2,7 +2,6 @@ package generator
 
 import (
 	"bytes"
-	"context"
 	"encoding/xml"
 	"fmt"
 	htmltemplate "html/template"
@@ -28,27 +27,16 @@ const (
 	AssetsDir   = "assets"
 )
 
-// writePages writes the human pages, their assets, llms.txt, the sitemap and robots.txt.
-func writePages(ctx context.Context, s *Site, emit func(path string, body []byte) error) error {
+// renderPages renders the human pages, their assets, llms.txt, the sitemap and robots.txt.
+func renderPages(s *Site) ([]pageFile, error) {
 	p, err := newPageRenderer(s)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	files, err := p.render()
-	if err != nil {
-		return err
-	}
-	for _, f := range files {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := emit(f.path, f.body); err != nil {
-			return err
-		}
-	}
-	return nil
+	return p.render()
 }
 
+// pageFile is one file of the tree rendered in memory: a page, or a body of a route.
 type pageFile struct {
 	path string
 	body []byte

@@ -113,6 +113,8 @@ func checkRoutes(routes []manifest.Route, rs map[string]renderer, errs map[strin
 			bad("route %s: a date route has one date parameter and packed month files", r.Name)
 		case dates == 0 && r.Packed != nil:
 			bad("route %s: only date routes are packed", r.Name)
+		case r.Packed != nil && rd.maxBytes <= 0:
+			bad("route %s: a date route bounds its records (renderer.maxBytes), which the route budget counts on", r.Name)
 		case r.Packed != nil:
 			names := r.ParamNames()
 			if r.Packed.Line != names[0] || !strings.Contains(r.Packed.File, "{"+names[1]+"}") ||
@@ -153,6 +155,9 @@ type renderer struct {
 	fields func(s *Site) map[string]obj
 	// encoder prepares, for a site, what renders the body of a canonical parameter value.
 	encoder func(s *Site) (encodeFunc, error)
+	// maxBytes bounds the body of one value of a date route: the encoder refuses a larger
+	// one, naming the date, and the route budget (checkBudget) counts on it.
+	maxBytes int
 	// noExample leaves the schema without an example body (the OpenAPI document itself).
 	noExample bool
 	// pages are the route's human pages: every source_url of its records is one of them.
@@ -253,9 +258,24 @@ func (s *Site) encoders() (map[string]encodeFunc, error) {
 		if err != nil {
 			return nil, fmt.Errorf("route %s: %w", r.Name, err)
 		}
+		if max := rs[r.Name].maxBytes; max > 0 {
+			enc = boundedEncoder(enc, max)
+		}
 		out[r.Name] = enc
 	}
 	return out, nil
+}
+
+// boundedEncoder is enc refusing a body over max bytes (renderer.maxBytes).
+func boundedEncoder(enc encodeFunc, max int) encodeFunc {
+	return func(dst []byte, vals []int) ([]byte, error) {
+		start := len(dst)
+		out, err := enc(dst, vals)
+		if err == nil && len(out)-start > max {
+			err = fmt.Errorf("the body is %d bytes, over the route's %d (renderer.maxBytes)", len(out)-start, max)
+		}
+		return out, err
+	}
 }
 
 // valuesLabel writes canonical parameter values as a path does ("15/5/1990").
