@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // readVectors reads a CSV of golden vectors under testdata/, whose lines starting with '#'
@@ -319,6 +320,17 @@ func TestChartKeys(t *testing.T) {
 	}
 	if ChartMethod != "ladini-22" {
 		t.Errorf("ChartMethod = %q: a new method needs a new section of docs/design.md §15", ChartMethod)
+	}
+}
+
+// TestRecordSizes pins the sizes docs/design.md §15 and §16 give the rules' values: fixed
+// arrays of bytes, which a generator holding many of them keeps small.
+func TestRecordSizes(t *testing.T) {
+	if n := unsafe.Sizeof(Chart{}); n != 135 {
+		t.Errorf("a Chart is %d bytes, docs/design.md §15 says 135", n)
+	}
+	if n := unsafe.Sizeof(PersonalYear{}); n != 397 {
+		t.Errorf("a PersonalYear is %d bytes, docs/design.md §16 says 397", n)
 	}
 }
 
