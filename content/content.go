@@ -24,7 +24,7 @@ import (
 	"github.com/rivo/uniseg"
 )
 
-//go:embed site.yaml arcana.yaml positions.yaml square.yaml life-path/*.yaml compatibility.yaml
+//go:embed site.yaml arcana.yaml positions.yaml square.yaml life-path/*.yaml compatibility.yaml chart.yaml cycles.yaml
 var embedded embed.FS
 
 // Embedded returns the content built into the binary.
@@ -39,6 +39,8 @@ type Content struct {
 	Square    Square     // the Pythagoras square's texts (square.go)
 
 	Compatibility Compatibility // compatibility.yaml
+	Chart         Chart         // chart.yaml: the full matrix chart's texts (chart.go)
+	Cycles        Cycles        // cycles.yaml: the personal cycles' texts (cycles.go)
 }
 
 // Rules are the facts of the contract the content must follow. They belong to the rules
@@ -172,6 +174,8 @@ func Load(fsys fs.FS, label string, r Rules) (*Content, error) {
 	c.LifePaths = l.loadLifePaths()
 	c.Square = l.loadSquare()
 	c.Compatibility = l.loadCompatibility()
+	c.Chart = l.loadChart()
+	c.Cycles = l.loadCycles()
 	if len(l.problems) > 0 {
 		slices.SortStableFunc(l.problems, func(a, b Problem) int {
 			if c := strings.Compare(a.File, b.File); c != 0 {
