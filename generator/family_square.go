@@ -746,7 +746,7 @@ func (p *pageRenderer) squarePage() page {
 		title:       "Квадрат Пифагора (психоматрица) по дате рождения",
 		description: "Квадрат Пифагора по дате рождения: как считаются рабочие числа, что означают девять клеток и восемь линий. Расчёт для любой даты с 1900 по 2100 год.",
 		fill: func(d *pageData) (err error) {
-			d.Square, err = p.squareDocOf()
+			d.Page, err = p.squareDocOf()
 			return err
 		}}
 }
@@ -758,11 +758,13 @@ func (p *pageRenderer) squareDetailsPage() page {
 		card:        cards.Card{Title: "Квадрат Пифагора для даты рождения"},
 		title:       "Квадрат Пифагора для даты рождения — " + p.s.Content.Site.Title,
 		description: "Квадрат Пифагора для выбранной даты рождения: рабочие числа, девять клеток с их значениями и суммы строк, столбцов и диагоналей.",
-		fill: func(d *pageData) (err error) {
-			if d.Square, err = p.squareDocOf(); err != nil {
+		fill: func(d *pageData) error {
+			doc, err := p.squareDocOf()
+			if err != nil {
 				return err
 			}
-			d.Square.JSON, err = p.squareJSON(d.Square)
+			d.Page = doc
+			doc.JSON, err = p.squareJSON(doc)
 			return err
 		}}
 }

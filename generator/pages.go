@@ -88,8 +88,9 @@ type pageData struct {
 	Positions   []positionDoc
 	Arcana      []arcanumDoc
 	DetailsJSON htmltemplate.JS
-	// the Pythagoras square's pages (squarepages.go)
-	Square *squareDoc
+	// Page is what a route family's page shows beyond the fields above, of a type of that
+	// family's own file (the square's pages: *squareDoc); templates read it as .Page.
+	Page any
 }
 
 // routeDoc describes one API route for people (Russian) and for llms.txt (English).
