@@ -50,6 +50,8 @@ func arcanaFamily() []routeUnit {
 			OperationID: "getArcanum", Tag: "arcana",
 		},
 		renderer: renderer{
+			goldens: [][]int{{22}},
+
 			body: ArcanaRecord{},
 			fields: func(*Site) map[string]obj {
 				return map[string]obj{

@@ -57,6 +57,8 @@ func lifePathFamily() []routeUnit {
 			OperationID: "getLifePath", Tag: "life-path",
 		},
 		renderer: renderer{
+			goldens: [][]int{{33}},
+
 			body: LifePathRecord{},
 			fields: func(*Site) map[string]obj {
 				return map[string]obj{

@@ -158,6 +158,9 @@ type renderer struct {
 	// maxBytes bounds the body of one value of a date route: the encoder refuses a larger
 	// one, naming the date, and the route budget (checkBudget) counts on it.
 	maxBytes int
+	// goldens are values whose bodies testdata/golden pins besides the row's example
+	// (TestGolden): the cases a reader of the goldens should see.
+	goldens [][]int
 	// noExample leaves the schema without an example body (the OpenAPI document itself).
 	noExample bool
 	// pages are the route's human pages: every source_url of its records is one of them.
