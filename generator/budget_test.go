@@ -66,7 +66,7 @@ func TestRouteBudget(t *testing.T) {
 				s.units = append(s.units, syntheticDateRoutes(7, "api/public/synthetic-%d-months/{year}/{month}.jsonl")...)
 			},
 			plan: free,
-			want: []string{"24,490 files would be uploaded, over the 20,000 a version may hold on Workers Free", "synthetic-7 2,412", "matrix 2,412", "Pack some date routes by year"}},
+			want: []string{"files would be uploaded, over the 20,000 a version may hold on Workers Free", "synthetic-7 2,412", "matrix 2,412", "Pack some date routes by year"}},
 		{name: "ten routes packed by month on Paid",
 			edit: func(s *Site) {
 				s.units = append(s.units, syntheticDateRoutes(7, "api/public/synthetic-%d-months/{year}/{month}.jsonl")...)
