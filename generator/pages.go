@@ -114,6 +114,7 @@ type pageData struct {
 	ArcanaList               ArcanaList
 	ArcanaRecord             *ArcanaRecord
 	PrevArcanum, NextArcanum *ArcanaItem
+	ArcanumPlaces            arcanumPlaces // where the arcanum can stand (arcanapositions.go)
 	// compatibility pages
 	CompatGroups  []compatGroup
 	Compat        *CompatibilityRecord
@@ -320,6 +321,7 @@ func (p *pageRenderer) arcanaPages() []page {
 				rec := s.ArcanaRecord(a)
 				d.ArcanaRecord = &rec
 				d.APIPath = RoutePath(manifest.RouteArcana, a.Number)
+				d.ArcanumPlaces = p.arcanumPlaces(a.Number)
 				if i > 0 {
 					d.PrevArcanum = &list[i-1]
 				}
