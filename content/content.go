@@ -97,6 +97,9 @@ type Person struct {
 	Name  string `yaml:"name"`
 	Field string `yaml:"field"`
 	Born  string `yaml:"born"` // YYYY-MM-DD; must give the number the person is listed under
+	// BornOldStyle is the same day in the Julian calendar (YYYY-MM-DD), for a person born
+	// where it was in use; empty otherwise. Born stays the New Style date (oldstyle.go).
+	BornOldStyle string `yaml:"born_old_style"`
 }
 
 // Arcanum is one of the 22 major arcana (arcana.yaml).
@@ -521,6 +524,7 @@ func (d *doc) checkLifePath(n int, lp *LifePath) {
 		if got := d.l.rules.LifePath(t.Day(), int(t.Month()), t.Year()); got != n {
 			d.at(yp+".born", f+".born", "%s (%s) gives life path %d, not %d", p.Born, p.Name, got, n)
 		}
+		d.checkOldStyle(yp, f, p, t)
 	}
 }
 

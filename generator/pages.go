@@ -145,7 +145,7 @@ type ruleLine struct{ Name, Formula string }
 
 type personDoc struct {
 	Name, Field string
-	Year        int
+	Born        string // the birth date in words, the Old Style one beside it (peopledates.go)
 }
 
 type positionDoc struct {
@@ -405,8 +405,7 @@ func (p *pageRenderer) fillLifePath(d *pageData, list []LifePathItem, i int) {
 	d.LifePath = &rec
 	d.APIPath = RoutePath(manifest.RouteLifePath, lp.Number)
 	for _, person := range lp.FamousPeople {
-		year, _ := strconv.Atoi(strings.SplitN(person.Born, "-", 2)[0])
-		d.People = append(d.People, personDoc{person.Name, person.Field, year})
+		d.People = append(d.People, personDoc{person.Name, person.Field, bornText(person)})
 	}
 	if i > 0 {
 		d.Prev = &list[i-1]
