@@ -75,6 +75,9 @@ type Site struct {
 	// same sentence in English, for llms.txt and the README's English part.
 	Disclaimer   string `yaml:"disclaimer"`
 	DisclaimerEN string `yaml:"disclaimer_en"`
+	// RecordDisclaimer is the same caveat as one short sentence for the records to carry
+	// (disclaimer.go).
+	RecordDisclaimer string `yaml:"record_disclaimer"`
 }
 
 // LifePath is one life path number (life-path/N.yaml).
@@ -352,6 +355,7 @@ func (l *loader) loadSite(s *Site) {
 		d.required("$."+f.key, f.key, f.value)
 		d.maxLen("$."+f.key, f.key, f.value, maxShortText)
 	}
+	d.checkRecordDisclaimer(s)
 	if s.SiteURL != "" {
 		if err := CheckSiteURL(s.SiteURL); err != nil {
 			d.at("$.site_url", "site_url", "%v", err)
