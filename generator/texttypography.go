@@ -3,6 +3,7 @@ package generator
 import (
 	"html"
 	"reflect"
+	"regexp"
 	"strings"
 
 	"github.com/opennumerology/numerology/content"
@@ -10,7 +11,9 @@ import (
 
 // The texts of the content are set in the same typography as the pages (typography.go),
 // with the no-break space U+00A0 itself instead of &nbsp;: a short word holds on to the
-// word after it, a dash to the word before it, «же», «ли», «бы» to the word before them.
+// word after it, a dash to the word before it, «же», «ли», «бы» to the word before them;
+// and, as the share cards break lines, a number holds on to the word after it («1999 год»,
+// «22 аркана»), which the pages' templates write with &nbsp; by hand.
 // The records carry the texts so, and an app that shows them gets the lines a Russian
 // reader expects without typesetting them itself; one that wants plain text replaces
 // U+00A0 by a space. The content's files stay plain, as written, and a text written with
@@ -58,11 +61,16 @@ func typesetValue(v reflect.Value) {
 	}
 }
 
+// numberWordRe is a number and the word after it, one plain space between.
+var numberWordRe = regexp.MustCompile(`(\d) (\pL)`)
+
 // typesetPlain sets a plain text (not HTML) in the pages' typography, with U+00A0 for the
-// no-break spaces. It is typesetText on the escaped text, so the two cannot disagree.
+// no-break spaces. It is typesetText on the escaped text, so the two cannot disagree, and
+// then the number rule above.
 func typesetPlain(s string) string {
 	if !strings.Contains(s, " ") {
 		return s
 	}
-	return html.UnescapeString(string(typesetText([]byte(html.EscapeString(s)))))
+	s = html.UnescapeString(string(typesetText([]byte(html.EscapeString(s)))))
+	return numberWordRe.ReplaceAllString(s, "$1\u00a0$2")
 }

@@ -20,6 +20,8 @@ func TestTypesetPlain(t *testing.T) {
 		{"a reference-like text stays", "&nbsp; в &amp;", "&nbsp; в\u00a0&amp;"},
 		{"paragraphs and line ends", "и\n\nв доме", "и\n\nв\u00a0доме"},
 		{"a no-break space of the content kept", "Пётр\u00a0I и Екатерина\u00a0II", "Пётр\u00a0I и\u00a0Екатерина\u00a0II"},
+		{"a number and the word after it", "с 1900 по 1999 год, 22 аркана, 1–9 и 11", "с\u00a01900\u00a0по\u00a01999\u00a0год, 22\u00a0аркана, 1–9\u00a0и\u00a011"},
+		{"a number before punctuation or a number", "цифры 1 5 5, итог 30.", "цифры 1 5 5, итог 30."},
 		{"nothing to do", "Строитель", "Строитель"},
 	}
 	for _, tt := range tests {
