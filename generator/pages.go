@@ -114,6 +114,7 @@ type pageData struct {
 	ArcanaList               ArcanaList
 	ArcanaRecord             *ArcanaRecord
 	PrevArcanum, NextArcanum *ArcanaItem
+	ArcanumPlaces            arcanumPlaces // where the arcanum can stand (arcanapositions.go)
 	// compatibility pages
 	CompatGroups  []compatGroup
 	Compat        *CompatibilityRecord
@@ -144,7 +145,7 @@ type ruleLine struct{ Name, Formula string }
 
 type personDoc struct {
 	Name, Field string
-	Year        int
+	Born        string // the birth date in words, the Old Style one beside it (peopledates.go)
 }
 
 type positionDoc struct {
@@ -320,6 +321,7 @@ func (p *pageRenderer) arcanaPages() []page {
 				rec := s.ArcanaRecord(a)
 				d.ArcanaRecord = &rec
 				d.APIPath = RoutePath(manifest.RouteArcana, a.Number)
+				d.ArcanumPlaces = p.arcanumPlaces(a.Number)
 				if i > 0 {
 					d.PrevArcanum = &list[i-1]
 				}
@@ -403,8 +405,7 @@ func (p *pageRenderer) fillLifePath(d *pageData, list []LifePathItem, i int) {
 	d.LifePath = &rec
 	d.APIPath = RoutePath(manifest.RouteLifePath, lp.Number)
 	for _, person := range lp.FamousPeople {
-		year, _ := strconv.Atoi(strings.SplitN(person.Born, "-", 2)[0])
-		d.People = append(d.People, personDoc{person.Name, person.Field, year})
+		d.People = append(d.People, personDoc{person.Name, person.Field, bornText(person)})
 	}
 	if i > 0 {
 		d.Prev = &list[i-1]
