@@ -23,10 +23,14 @@ import (
 // copied into other documents verbatim, and the disclaimer is shown in plain-text documents
 // (OpenAPI, llms.txt, the dataset's README).
 
-// typesetContent sets every text of c but the site's settings in the typography above.
+// typesetContent sets every text of c but the site's settings in the typography above: every
+// field of the content, so a new kind of content is typeset without a line here.
 func typesetContent(c *content.Content) {
-	for _, v := range []any{&c.LifePaths, &c.Arcana, &c.Positions, &c.Square, &c.Compatibility} {
-		typesetValue(reflect.ValueOf(v).Elem())
+	v := reflect.ValueOf(c).Elem()
+	for i := range v.NumField() {
+		if v.Type().Field(i).Name != "Site" {
+			typesetValue(v.Field(i))
+		}
 	}
 }
 
@@ -51,12 +55,13 @@ func typesetValue(v reflect.Value) {
 			typesetValue(v.Elem())
 		}
 	case reflect.Map:
-		if v.Type().Elem().Kind() != reflect.String {
-			return
-		}
+		// A map's values cannot be set in place: each is copied, typeset and put back.
 		iter := v.MapRange()
 		for iter.Next() {
-			v.SetMapIndex(iter.Key(), reflect.ValueOf(typesetPlain(iter.Value().String())).Convert(v.Type().Elem()))
+			e := reflect.New(v.Type().Elem()).Elem()
+			e.Set(iter.Value())
+			typesetValue(e)
+			v.SetMapIndex(iter.Key(), e)
 		}
 	}
 }
