@@ -77,6 +77,9 @@ type Site struct {
 	// same sentence in English, for llms.txt and the README's English part.
 	Disclaimer   string `yaml:"disclaimer"`
 	DisclaimerEN string `yaml:"disclaimer_en"`
+	// RecordDisclaimer is the same caveat as one short sentence for the records to carry
+	// (disclaimer.go).
+	RecordDisclaimer string `yaml:"record_disclaimer"`
 }
 
 // LifePath is one life path number (life-path/N.yaml).
@@ -99,6 +102,9 @@ type Person struct {
 	Name  string `yaml:"name"`
 	Field string `yaml:"field"`
 	Born  string `yaml:"born"` // YYYY-MM-DD; must give the number the person is listed under
+	// BornOldStyle is the same day in the Julian calendar (YYYY-MM-DD), for a person born
+	// where it was in use; empty otherwise. Born stays the New Style date (oldstyle.go).
+	BornOldStyle string `yaml:"born_old_style"`
 }
 
 // Arcanum is one of the 22 major arcana (arcana.yaml).
@@ -353,6 +359,7 @@ func (l *loader) loadSite(s *Site) {
 		d.required("$."+f.key, f.key, f.value)
 		d.maxLen("$."+f.key, f.key, f.value, maxShortText)
 	}
+	d.checkRecordDisclaimer(s)
 	if s.SiteURL != "" {
 		if err := CheckSiteURL(s.SiteURL); err != nil {
 			d.at("$.site_url", "site_url", "%v", err)
@@ -525,6 +532,7 @@ func (d *doc) checkLifePath(n int, lp *LifePath) {
 		if got := d.l.rules.LifePath(t.Day(), int(t.Month()), t.Year()); got != n {
 			d.at(yp+".born", f+".born", "%s (%s) gives life path %d, not %d", p.Born, p.Name, got, n)
 		}
+		d.checkOldStyle(yp, f, p, t)
 	}
 }
 

@@ -23,7 +23,13 @@ func ContentRules() content.Rules {
 
 // LoadContent loads and validates the content of fsys against ContentRules; label prefixes
 // the file names of problems. The error, if any, is content.Errors: every problem, the
-// famous people's dates among them, sorted by file, line and field.
+// famous people's dates among them, sorted by file, line and field. The texts come back
+// set with no-break spaces (texttypography.go).
 func LoadContent(fsys fs.FS, label string) (*content.Content, error) {
-	return content.Load(fsys, label, ContentRules())
+	c, err := content.Load(fsys, label, ContentRules())
+	if err != nil {
+		return nil, err
+	}
+	typesetContent(c)
+	return c, nil
 }

@@ -110,6 +110,7 @@ func (p *pageRenderer) arcanaPages() []page {
 				rec := s.ArcanaRecord(a)
 				d.ArcanaRecord = &rec
 				d.APIPath = RoutePath(manifest.RouteArcana, a.Number)
+				d.ArcanumPlaces = p.arcanumPlaces(a.Number)
 				if i > 0 {
 					d.PrevArcanum = &list[i-1]
 				}

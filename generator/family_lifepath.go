@@ -151,7 +151,7 @@ func LifePathPage(n int) string { return "life-path/" + strconv.Itoa(n) + ".html
 
 type personDoc struct {
 	Name, Field string
-	Year        int
+	Born        string // the birth date in words, the Old Style one beside it (peopledates.go)
 }
 
 // lifePathListPage is the page of the 12 numbers.
@@ -189,8 +189,7 @@ func (p *pageRenderer) fillLifePath(d *pageData, list []LifePathItem, i int) {
 	d.LifePath = &rec
 	d.APIPath = RoutePath(manifest.RouteLifePath, lp.Number)
 	for _, person := range lp.FamousPeople {
-		year, _ := strconv.Atoi(strings.SplitN(person.Born, "-", 2)[0])
-		d.People = append(d.People, personDoc{person.Name, person.Field, year})
+		d.People = append(d.People, personDoc{person.Name, person.Field, bornText(person)})
 	}
 	if i > 0 {
 		d.Prev = &list[i-1]

@@ -80,6 +80,7 @@ type pageData struct {
 	ArcanaList               ArcanaList
 	ArcanaRecord             *ArcanaRecord
 	PrevArcanum, NextArcanum *ArcanaItem
+	ArcanumPlaces            arcanumPlaces // where the arcanum can stand (arcanapositions.go)
 	// compatibility pages
 	CompatGroups  []compatGroup
 	Compat        *CompatibilityRecord
