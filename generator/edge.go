@@ -118,7 +118,7 @@ func (s *Site) errorSpecs() []errorSpec {
 			"такого адреса в API нет: путь начинается с " + manifest.APIPrefix + ", но не ведёт ни к одному маршруту"},
 		{manifest.ErrMethodNotAllowed, dir + "method-not-allowed.json", ErrorBody{
 			Error: "Method not allowed", Status: 405,
-			Message: "Этот метод не поддерживается: API только читает данные. Используйте GET, HEAD или OPTIONS.",
+			Message: "Этот метод не поддерживается: API доступен только для чтения. Используйте GET, HEAD или OPTIONS.",
 		}, "MethodNotAllowed", "Любой метод, кроме GET, HEAD и OPTIONS", "любой метод, кроме GET, HEAD и OPTIONS"},
 		{manifest.ErrTooManyRequests, dir + "too-many-requests.json", ErrorBody{
 			Error: "Too many requests", Status: 429,

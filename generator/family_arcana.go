@@ -103,9 +103,9 @@ func (p *pageRenderer) arcanaPages() []page {
 		a := &s.Content.Arcana[i]
 		out = append(out, page{file: ArcanaPage(a.Number), template: "arcana.html",
 			path: "/arcana/" + strconv.Itoa(a.Number), indexed: true,
-			card:        cards.Card{Title: fmt.Sprintf("Старший аркан %d — %s", a.Number, a.Name), Mark: strconv.Itoa(a.Number)},
-			title:       fmt.Sprintf("Старший аркан %d — %s — %s", a.Number, a.Name, s.Content.Site.Title),
-			description: fmt.Sprintf("Аркан %d, %s: %s. Его значение в матрице судьбы.", a.Number, a.Name, a.Keyword),
+			card:        cards.Card{Title: fmt.Sprintf("Старший аркан %d — «%s»", a.Number, a.Name), Mark: strconv.Itoa(a.Number)},
+			title:       fmt.Sprintf("Старший аркан %d, «%s» — %s", a.Number, a.Name, s.Content.Site.Title),
+			description: fmt.Sprintf("Аркан %d «%s»: ключевое слово — %s. Значение в матрице судьбы.", a.Number, a.Name, strings.ToLower(a.Keyword)),
 			fill: func(d *pageData) error {
 				rec := s.ArcanaRecord(a)
 				d.ArcanaRecord = &rec

@@ -175,7 +175,7 @@ func (p *pageRenderer) lifePathPages() []page {
 			// Without the site's name, which og:site_name carries: with it, the longest
 			// title would pass the 70 characters a search result shows.
 			title:       fmt.Sprintf("Число жизненного пути %d — «%s»", lp.Number, lp.Archetype),
-			card:        cards.Card{Title: fmt.Sprintf("Число жизненного пути %d — %s", lp.Number, lp.Archetype), Mark: strconv.Itoa(lp.Number)},
+			card:        cards.Card{Title: fmt.Sprintf("Число жизненного пути %d — «%s»", lp.Number, lp.Archetype), Mark: strconv.Itoa(lp.Number)},
 			description: lp.ShortDescription,
 			fill:        func(d *pageData) error { p.fillLifePath(d, list, i); return nil }})
 	}

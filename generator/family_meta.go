@@ -172,11 +172,11 @@ func (s *Site) APIIndex() APIIndex {
 // attribution rules and the dataset.
 func (p *pageRenderer) homePage() page {
 	s := p.s
-	description := fmt.Sprintf("Бесплатный API на русском языке: числа жизненного пути и матрица судьбы для каждой даты рождения с %d по %d год. JSON, CORS, лицензия CC BY 4.0.",
+	description := fmt.Sprintf("Открытый API на русском: числа жизненного пути и их совместимость, матрица судьбы и квадрат Пифагора для каждой даты с %d по %d год. JSON, CORS, CC BY 4.0.",
 		rules.FirstYear, rules.LastYear)
 	return page{file: HomePage, template: "home.html", path: "/", indexed: true,
 		card:        cards.Card{Title: "Числа жизненного пути и матрица судьбы"},
-		title:       s.Content.Site.Title + " — API чисел пути и матрицы судьбы",
+		title:       s.Content.Site.Title + " — числа жизненного пути и матрица судьбы",
 		description: description,
 		fill: func(d *pageData) error {
 			d.Errors = p.errorDocs()

@@ -725,7 +725,7 @@ func (p *pageRenderer) squareDocOf() (*squareDoc, error) {
 		for i, c := range l.Cells {
 			cells[i] = strconv.Itoa(c)
 		}
-		ld := squareLineDoc{Key: l.Key, Name: l.Name, Cells: strings.Join(cells, "-"), Description: l.Description}
+		ld := squareLineDoc{Key: l.Key, Name: l.Name, Cells: strings.Join(cells, ", "), Description: l.Description}
 		for i, text := range []string{l.Readings.Low, l.Readings.Medium, l.Readings.High} {
 			b := m.Bands[i]
 			span := fmt.Sprintf("%d–%d", b.Min, b.Max)
