@@ -89,7 +89,7 @@ func lifePathFamily() []routeUnit {
 			OperationID: "getLifePathOfDate", Tag: "life-path",
 		},
 		renderer: renderer{
-			maxBytes: 2000, // the largest is 1,567 bytes
+			maxBytes: 2048, // the largest is about 1,850 bytes, 266 of them the caveat
 
 			body: LifePathDateRecord{},
 			fields: func(*Site) map[string]obj {

@@ -30,6 +30,10 @@ type Site struct {
 	// units is the route table with its renderers (routeUnits).
 	units []routeUnit
 
+	// disclaimer is the records' caveat, site.yaml's record_disclaimer in the typography of
+	// the other texts (texttypography.go).
+	disclaimer string
+
 	// The suggested citations' templates with the site's own placeholders filled in.
 	citationLifePath, citationMatrix, citation string
 }
@@ -57,14 +61,18 @@ func NewSite(c *content.Content, siteURL string) (*Site, error) {
 		AttributionHTML: `<a href="` + html.EscapeString(siteURL) + `" rel="nofollow noopener">` +
 			html.EscapeString(fill(c.Site.AttributionLinkText)) + `</a>`,
 		units:            routeUnits(),
+		disclaimer:       typesetPlain(c.Site.RecordDisclaimer),
 		citationLifePath: fill(c.Site.CitationLifePath),
 		citationMatrix:   fill(c.Site.CitationMatrix),
 		citation:         fill(c.Site.Citation),
 	}, nil
 }
 
-// attribution holds the fields every record ends with, in contract order.
+// attribution holds the fields every record ends with, in contract order: the caveat of
+// what numerology is (docs/design.md §5), which travels with each record as its licence does,
+// and the licence and credit fields.
 type attribution struct {
+	Disclaimer      string `json:"disclaimer"`
 	License         string `json:"license"`
 	LicenseURL      string `json:"license_url"`
 	Attribution     string `json:"attribution"`
@@ -73,7 +81,7 @@ type attribution struct {
 }
 
 func (s *Site) attribution() attribution {
-	return attribution{License, LicenseURL, s.Attribution, s.AttributionHTML, manifest.APIVersion}
+	return attribution{s.disclaimer, License, LicenseURL, s.Attribution, s.AttributionHTML, manifest.APIVersion}
 }
 
 // DateInput is the canonical date of a record of a date route.

@@ -1441,7 +1441,7 @@ func (s *suite) checkLifePath(t *testing.T, what string, body []byte, want expec
 	t.Helper()
 	site := s.m.SiteURL
 	keysInOrder(t, what, body, "number", "archetype", "tagline", "short_description", "description", "traits",
-		"weaknesses", "career", "love", "advice", "famous_people", "source_url", "suggested_citation", "license",
+		"weaknesses", "career", "love", "advice", "famous_people", "source_url", "suggested_citation", "disclaimer", "license",
 		"license_url", "attribution", "attribution_html", "api_version")
 	var v map[string]any
 	if err := json.Unmarshal(body, &v); err != nil {
@@ -1485,7 +1485,7 @@ func (s *suite) checkLifePath(t *testing.T, what string, body []byte, want expec
 func (s *suite) checkMatrix(t *testing.T, what string, body []byte, want expect) {
 	t.Helper()
 	site := s.m.SiteURL
-	keysInOrder(t, what, body, "input", "matrix", "suggested_citation", "source_url", "details_url", "license",
+	keysInOrder(t, what, body, "input", "matrix", "suggested_citation", "source_url", "details_url", "disclaimer", "license",
 		"license_url", "attribution", "attribution_html", "api_version")
 	var v map[string]any
 	if err := json.Unmarshal(body, &v); err != nil {
@@ -1543,7 +1543,7 @@ func lifePathOf(d, m, y int) int {
 // number's item of the tree's list, its source and licence.
 func (s *suite) checkLifePathDate(t *testing.T, what string, body []byte, want expect) {
 	t.Helper()
-	keysInOrder(t, what, body, "input", "number", "life_path", "suggested_citation", "source_url", "license",
+	keysInOrder(t, what, body, "input", "number", "life_path", "suggested_citation", "source_url", "disclaimer", "license",
 		"license_url", "attribution", "attribution_html", "api_version")
 	var v struct {
 		Input    struct{ Day, Month, Year int } `json:"input"`
@@ -1587,7 +1587,7 @@ var positionKeys = []string{"personal", "social", "soul", "body", "spirit", "cen
 // checkPositions checks /positions: the 12 positions in the matrix record's order.
 func (s *suite) checkPositions(t *testing.T, what string, body []byte) {
 	t.Helper()
-	keysInOrder(t, what, body, "positions", "source_url", "suggested_citation", "license", "license_url", "attribution",
+	keysInOrder(t, what, body, "positions", "source_url", "suggested_citation", "disclaimer", "license", "license_url", "attribution",
 		"attribution_html", "api_version")
 	var v struct {
 		Positions []json.RawMessage `json:"positions"`
@@ -1618,7 +1618,7 @@ func (s *suite) checkPositions(t *testing.T, what string, body []byte) {
 func (s *suite) checkCompatibility(t *testing.T, what string, body []byte, want expect) {
 	t.Helper()
 	keysInOrder(t, what, body, "numbers", "level", "level_description", "summary", "strengths", "challenges", "advice",
-		"source_url", "suggested_citation", "license", "license_url", "attribution", "attribution_html", "api_version")
+		"source_url", "suggested_citation", "disclaimer", "license", "license_url", "attribution", "attribution_html", "api_version")
 	var v struct {
 		Numbers    []int    `json:"numbers"`
 		Level      string   `json:"level"`
@@ -1657,7 +1657,7 @@ func (s *suite) arcanaNumbers() []int {
 // checkArcanaList checks /arcana: the 22 arcana in order, briefly, with their URLs.
 func (s *suite) checkArcanaList(t *testing.T, what string, body []byte) {
 	t.Helper()
-	keysInOrder(t, what, body, "arcana", "source_url", "suggested_citation", "license", "license_url", "attribution",
+	keysInOrder(t, what, body, "arcana", "source_url", "suggested_citation", "disclaimer", "license", "license_url", "attribution",
 		"attribution_html", "api_version")
 	var v struct {
 		Arcana []json.RawMessage `json:"arcana"`
@@ -1694,7 +1694,7 @@ func (s *suite) checkArcanaList(t *testing.T, what string, body []byte) {
 func (s *suite) checkArcana(t *testing.T, what string, body []byte, want expect) {
 	t.Helper()
 	keysInOrder(t, what, body, "number", "name", "keyword", "emoji", "description", "source_url", "suggested_citation",
-		"license", "license_url", "attribution", "attribution_html", "api_version")
+		"disclaimer", "license", "license_url", "attribution", "attribution_html", "api_version")
 	var v map[string]any
 	if err := json.Unmarshal(body, &v); err != nil {
 		t.Fatalf("%s: %v", what, err)
@@ -1711,6 +1711,9 @@ func (s *suite) checkArcana(t *testing.T, what string, body []byte, want expect)
 
 func (s *suite) checkLicence(t *testing.T, what string, v map[string]any) {
 	t.Helper()
+	if d, _ := v["disclaimer"].(string); !strings.Contains(strings.ReplaceAll(d, "\u00a0", " "), "не наука") {
+		t.Errorf("%s: disclaimer %q: want the caveat that numerology is not a science", what, d)
+	}
 	equal(t, what, v, "license", "CC-BY 4.0")
 	equal(t, what, v, "license_url", "https://creativecommons.org/licenses/by/4.0/")
 	equal(t, what, v, "api_version", s.m.APIVersion)
