@@ -64,7 +64,7 @@ const (
 	// MaxEntryName is the longest entry name accepted; the dataset's are under 100 bytes.
 	MaxEntryName = 1024
 	// MaxExpanded is the most bytes expanded out of an archive's compression, all entries
-	// together: over four times the full dataset's 464 MB. Reading stops there, so an
+	// together: over three times the 636 MB of the full dataset's .tar.gz. Reading stops there, so an
 	// archive that expands without end (a bomb, or zip entries sharing their bytes) costs
 	// seconds, not hours.
 	MaxExpanded = 2 << 30
