@@ -41,12 +41,21 @@ const bombSize = 3 << 30
 // combined output.
 func runLimited(t *testing.T, limit int64, args ...string) (int, string) {
 	t.Helper()
+	return runLimitedEnv(t.Context(), t, limit, nil, args...)
+}
+
+// runLimitedEnv is runLimited with a context that kills the child when done, and env
+// added to the child's environment.
+func runLimitedEnv(ctx context.Context, t *testing.T, limit int64, env []string, args ...string) (int, string) {
+	t.Helper()
 	bin, err := exec.LookPath("numerology")
 	if err != nil {
 		t.Fatalf("the numerology test command is not in PATH: %v", err)
 	}
 	script := `ulimit -v ` + strconv.FormatInt(limit>>10, 10) + ` && exec "$0" "$@"`
-	out, err := exec.Command("/bin/sh", append([]string{"-c", script, bin}, args...)...).CombinedOutput()
+	cmd := exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", script, bin}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		return exit.ExitCode(), string(out)
@@ -341,7 +350,7 @@ func TestVerifyArchiveExpansionBounded(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			code, out := runLimitedContext(ctx, t, addressSpaceLimit, "verify", "--archive", tt.file)
+			code, out := runLimitedEnv(ctx, t, addressSpaceLimit, nil, "verify", "--archive", tt.file)
 			if ctx.Err() != nil {
 				t.Fatalf("verify still running after a minute; output:\n%.2000s", out)
 			}
@@ -445,23 +454,4 @@ func writeLargeTarGz(file string, n int) error {
 	}
 	f.Write(last)
 	return f.Close()
-}
-
-// runLimitedContext is runLimited with a context that kills the child when done.
-func runLimitedContext(ctx context.Context, t *testing.T, limit int64, args ...string) (int, string) {
-	t.Helper()
-	bin, err := exec.LookPath("numerology")
-	if err != nil {
-		t.Fatalf("the numerology test command is not in PATH: %v", err)
-	}
-	script := `ulimit -v ` + strconv.FormatInt(limit>>10, 10) + ` && exec "$0" "$@"`
-	out, err := exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", script, bin}, args...)...).CombinedOutput()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		return exit.ExitCode(), string(out)
-	}
-	if err != nil {
-		t.Fatalf("run %s: %v", bin, err)
-	}
-	return 0, string(out)
 }
