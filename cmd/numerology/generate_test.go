@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/opennumerology/numerology/content"
 	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
@@ -230,4 +232,43 @@ func mustReadDir(t *testing.T, dir string) []fs.DirEntry {
 		t.Fatal(err)
 	}
 	return entries
+}
+
+// TestGenerateRefusesWhatCardsCannotDraw checks that content with a character the share
+// cards' fonts lack in a field a card shows (a stress mark in an archetype), and one no
+// text may hold (a right-to-left override in a description), is refused by the loader with
+// file:line and exit 3, both at once, before anything is written. Before, the loader took
+// both and generate stopped at the card with exit 1 and no line to fix.
+func TestGenerateRefusesWhatCardsCannotDraw(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "content")
+	if err := os.CopyFS(dir, content.Embedded()); err != nil {
+		t.Fatal(err)
+	}
+	for file, edit := range map[string][2]string{
+		"life-path/7.yaml": {"archetype: Мыслитель", "archetype: Мысли\u0301тель"},
+		"arcana.yaml":      {"name: Маг", "name: Маг\u202e"},
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(file))
+		b, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(b, []byte(edit[0])) {
+			t.Fatalf("%s: %v, or no %q", file, err, edit[0])
+		}
+		if err := os.WriteFile(p, bytes.Replace(b, []byte(edit[0]), []byte(edit[1]), 1), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := run(t, "generate", "--years", "2000", "--content", dir, "--out", out)
+	for _, want := range []string{
+		"life-path/7.yaml:2: archetype: U+0301 '\u0301' is not in the fonts of the share cards",
+		"arcana.yaml:3: [0].name: U+202E is a bidi control",
+	} {
+		if code != exitContent || !strings.Contains(stderr, want) {
+			t.Errorf("exit %d, want %d with %q; stderr:\n%s", code, exitContent, want, stderr)
+		}
+	}
+	if _, err := os.Lstat(out); !os.IsNotExist(err) {
+		t.Errorf("refused content wrote the tree: %v", err)
+	}
 }
