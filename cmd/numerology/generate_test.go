@@ -151,6 +151,7 @@ func TestSiteURLLookalikes(t *testing.T) {
 		{"https://x.example..", `host "x.example..": empty label`},
 		{"https://0x7f.1", `host "0x7f.1": ends in a number, so browsers read it as an IPv4 address`},
 		{"https://x.example/a&b", `character "&" must be percent-encoded (%26)`},
+		{"https://x.example/%2e%2e/b", `path segment "%2e%2e": a .. segment spelled with %2e`}, // issue 27
 	}
 	for _, tt := range tests {
 		t.Run(tt.url, func(t *testing.T) {
