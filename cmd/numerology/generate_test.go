@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -271,5 +272,41 @@ func TestGenerateRefusesWhatCardsCannotDraw(t *testing.T) {
 	}
 	if _, err := os.Lstat(out); !os.IsNotExist(err) {
 		t.Errorf("refused content wrote the tree: %v", err)
+	}
+}
+
+// TestGenerateOutHoldsWorkingDir runs generate in a folder with --out the folder itself or
+// one above it: each is refused before any work (exit 2), and nothing is written. Before,
+// generate rendered the whole tree, then failed at the swap ("device or resource busy").
+func TestGenerateOutHoldsWorkingDir(t *testing.T) {
+	t.Parallel()
+	bin, err := exec.LookPath("numerology")
+	if err != nil {
+		t.Fatalf("the numerology test command is not in PATH: %v", err)
+	}
+	parent := t.TempDir()
+	wd := filepath.Join(parent, "empty")
+	if err := os.Mkdir(wd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ out, want string }{
+		{".", "--out . is the current directory"},
+		{wd, "is the current directory"},
+		{"..", "--out .. holds the current directory"},
+	} {
+		t.Run(tt.out, func(t *testing.T) {
+			cmd := exec.Command(bin, "generate", "--years", "2000", "--out", tt.out)
+			cmd.Dir = wd
+			out, err := cmd.CombinedOutput()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != exitUsage || !strings.Contains(string(out), tt.want) {
+				t.Errorf("%v, output %q; want exit %d with %q", err, out, exitUsage, tt.want)
+			}
+		})
+	}
+	for _, dir := range []string{parent, wd} {
+		if entries, err := os.ReadDir(dir); err != nil || len(entries) != map[string]int{parent: 1, wd: 0}[dir] {
+			t.Errorf("%s holds %v (%v) after the refusals", dir, entries, err)
+		}
 	}
 }
