@@ -48,9 +48,10 @@ func checkOut(out string) error {
 
 // checkPackTo refuses, before any work, a --to inside the tree of --dir: the archives would
 // be files its manifest does not list, which verify reports and generate refuses to
-// replace. (Publishing places them in the tree's downloads/ and lists them.)
+// replace. (Publishing places them in the tree's downloads/ and lists them.) Without a tree
+// at --dir, pack's own error says so.
 func checkPackTo(to, dir string) error {
-	if !within(to, dir) {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || !within(to, dir) {
 		return nil
 	}
 	return usageErrorf("--to %s is inside the tree %s: its archives would be files the manifest does not list (verify would fail and generate refuse the tree); write them outside it, such as dist (--publish places the ones that fit in its downloads/)", to, dir)
