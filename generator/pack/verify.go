@@ -385,6 +385,9 @@ func (c *archiveCheck) readZip(ctx context.Context, f *os.File) (*zipDir, error)
 		return nil, fmt.Errorf("%s: %w: %v", f.Name(), ErrNotArchive, err)
 	}
 	overlaps, more, err := c.zipOverlaps(ctx, d)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %v", f.Name(), ErrNotArchive, err)
 	}
@@ -463,8 +466,8 @@ func (c *archiveCheck) zipOverlaps(ctx context.Context, d *zipDir) ([]int32, boo
 		}
 		return true
 	})
-	if err != nil || ctx.Err() != nil {
-		return nil, false, errors.Join(ctx.Err(), err)
+	if err != nil {
+		return nil, false, err
 	}
 	slices.SortFunc(spans, func(a, b span) int {
 		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.ord, b.ord))

@@ -597,3 +597,15 @@ func TestVerifyArchiveExpansionBudget(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifyArchiveCancelled checks that a cancelled check returns the context's error, not
+// a problem of the archive.
+func TestVerifyArchiveCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	for _, ext := range []string{TarGz, Zip} {
+		if _, err := VerifyArchive(ctx, archivePath(ext), nil); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: error %v, want context.Canceled", ext, err)
+		}
+	}
+}
