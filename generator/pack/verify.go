@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"os"
 	"path"
 	"slices"
@@ -234,10 +235,11 @@ func (c *archiveCheck) readError(p string, err error, what string) {
 	c.add(ProblemCorrupt, p, "%s: %v", what, err)
 }
 
-// file records a regular file's size and sha256, read from r. SHA256SUMS and
-// datapackage.json are also kept, up to MaxKeptEntry bytes. A later copy of a name already
+// file records a regular file's size and sha256, read from r, which holds the size bytes
+// the archive's header says. SHA256SUMS and datapackage.json are also kept, in a buffer of
+// their size: one over MaxKeptEntry is a problem, not read. A later copy of a name already
 // read is reported and not read.
-func (c *archiveCheck) file(rel string, ord int, r io.Reader) error {
+func (c *archiveCheck) file(rel string, ord int, size int64, r io.Reader) error {
 	key := keyOf(rel)
 	if _, dup := c.index[key]; dup {
 		c.add(ProblemInvalid, rel, "appears more than once in the archive; only the first copy is checked")
@@ -252,20 +254,20 @@ func (c *archiveCheck) file(rel string, ord int, r io.Reader) error {
 	var keep *bytes.Buffer
 	w := io.Writer(h)
 	if rel == SumsFile || rel == DataPackageFile {
-		keep = &bytes.Buffer{}
+		if size > MaxKeptEntry {
+			// An archive whose listing expands to gigabytes is a bomb, not a dataset.
+			c.add(ProblemInvalid, rel, "larger than %d MiB (the archive says %s bytes), which no dataset's %s is; not checked", MaxKeptEntry>>20, humanize.Count(size), rel)
+			rec.broken = true
+			return nil
+		}
+		keep = bytes.NewBuffer(make([]byte, 0, size))
 		w = io.MultiWriter(h, keep)
-		r = io.LimitReader(r, MaxKeptEntry+1)
+		r = io.LimitReader(r, size+1) // the archive's readers hold an entry to its size; this holds the buffer to it too
 	}
 	n, err := io.Copy(w, r)
 	if err != nil {
 		rec.broken = true
 		return err
-	}
-	if n > MaxKeptEntry {
-		// An archive whose listing expands to gigabytes is a bomb, not a dataset.
-		c.add(ProblemInvalid, rel, "larger than %d MiB, which no dataset's %s is; read no further and not checked", MaxKeptEntry>>20, rel)
-		rec.broken = true
-		return nil
 	}
 	rec.size = n
 	h.Sum(rec.sum[:0])
@@ -335,7 +337,7 @@ func (c *archiveCheck) readTarGz(ctx context.Context, f *os.File) error {
 			continue
 		}
 		last = rel
-		if err := c.file(rel, ord, tr); err != nil {
+		if err := c.file(rel, ord, h.Size, tr); err != nil {
 			c.stopped = true
 			c.readError(rel, err, "cannot be read")
 			return nil
@@ -412,7 +414,7 @@ func (c *archiveCheck) readZip(ctx context.Context, f *os.File) (*zipDir, error)
 		if err == nil {
 			var rc io.ReadCloser
 			if rc, err = d.open(e, data); err == nil {
-				err = c.file(rel, ord, budgeted{rc, c})
+				err = c.file(rel, ord, int64(min(e.usize, math.MaxInt64)), budgeted{rc, c})
 				rc.Close()
 			}
 		}
