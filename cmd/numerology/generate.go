@@ -49,7 +49,8 @@ downloads/ is listed too). Otherwise generate refuses before it touches anything
 and says why, naming the files: files the manifest does not list (your own, added by
 hand), listed files of another size, missing ones. --force replaces such a tree anyway
 and names the files it deleted; a folder that is not generate's tree at all is refused
-even with --force.`,
+even with --force. An --out that is the current directory, or holds it, is refused
+before any work (exit 2).`,
 		Example: `  numerology generate
   numerology generate --out /srv/api --site-url https://numerology.example.org
   numerology generate --from 1990 --to 1999          # a small tree for tests
@@ -77,6 +78,9 @@ even with --force.`,
 func runGenerate(ctx context.Context, cmd *cobra.Command, opts *generateOptions) error {
 	years, err := parseYears(opts)
 	if err != nil {
+		return err
+	}
+	if err := checkOut(opts.out); err != nil {
 		return err
 	}
 	site, err := loadSite(opts.contentDir, opts.siteURL)
