@@ -56,6 +56,8 @@ type Rules struct {
 	LifePath func(day, month, year int) int
 	// Square are the facts of the square rule its texts must cover (square.go).
 	Square SquareRules
+	// Cards are the fields the share cards show and what their fonts draw (text.go).
+	Cards CardRules
 }
 
 // Site holds site-wide settings and attribution wording (site.yaml).
@@ -169,7 +171,7 @@ func (e Errors) Error() string {
 // Load reads and validates the content of fsys against r. label prefixes the file names in
 // problems (for example "content"). The error, if any, is Errors.
 func Load(fsys fs.FS, label string, r Rules) (*Content, error) {
-	if r.LifePath == nil || len(r.LifePathNumbers) == 0 || len(r.PositionKeys) == 0 || !r.Square.complete() {
+	if r.LifePath == nil || len(r.LifePathNumbers) == 0 || len(r.PositionKeys) == 0 || !r.Square.complete() || !r.Cards.complete() {
 		return nil, errors.New("content: incomplete rules")
 	}
 	l := &loader{fsys: fsys, label: label, rules: r}
@@ -209,6 +211,7 @@ type doc struct {
 	l    *loader
 	name string // as shown
 	file *ast.File
+	src  []byte // the file's bytes, to find the line of a character
 
 	maxBytes int // the file's size limit
 }
@@ -236,6 +239,7 @@ func (l *loader) read(name string, v any) *doc {
 	if !d.decode(b, v) {
 		return nil
 	}
+	d.checkText(name)
 	return d
 }
 
@@ -253,6 +257,7 @@ func (d *doc) decode(b []byte, v any) (ok bool) {
 	if !ok {
 		return false
 	}
+	d.src = b
 	f, err := parser.Parse(tokens, 0)
 	if err != nil {
 		d.yamlProblem(err)

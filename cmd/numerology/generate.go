@@ -55,7 +55,8 @@ downloads/ is listed too). Otherwise generate refuses before it touches anything
 and says why, naming the files: files the manifest does not list (your own, added by
 hand), listed files of another size, missing ones. --force replaces such a tree anyway
 and names the files it deleted; a folder that is not generate's tree at all is refused
-even with --force.`,
+even with --force. An --out that is the current directory, or holds it, is refused
+before any work (exit 2).`,
 		Example: `  numerology generate
   numerology generate --out /srv/api --site-url https://numerology.example.org
   numerology generate --from 1990 --to 1999          # a small tree for tests
@@ -89,6 +90,9 @@ func runGenerate(ctx context.Context, cmd *cobra.Command, opts *generateOptions)
 	plan, ok := contract.PlanNamed(opts.plan)
 	if !ok {
 		return usageErrorf("--plan: %q is not a Workers plan: free or paid", opts.plan)
+	}
+	if err := checkOut(opts.out); err != nil {
+		return err
 	}
 	site, err := loadSite(opts.contentDir, opts.siteURL)
 	if err != nil {
