@@ -168,6 +168,16 @@ func (s *Site) APIIndex() APIIndex {
 	}
 }
 
+// homeDoc is what the home page shows besides the routes: the errors, the matrix rule, the
+// count of dates, the attribution and the 12 numbers.
+type homeDoc struct {
+	Errors          []errorDoc
+	Rule            []ruleLine
+	MatrixCount     string
+	AttributionLink htmltemplate.HTML
+	LifePaths       []LifePathItem
+}
+
 // homePage is the index route's page: what the API is, its routes, errors, limits, the
 // attribution rules and the dataset.
 func (p *pageRenderer) homePage() page {
@@ -179,11 +189,13 @@ func (p *pageRenderer) homePage() page {
 		title:       s.Content.Site.Title + " — числа жизненного пути и матрица судьбы",
 		description: description,
 		fill: func(d *pageData) error {
-			d.Errors = p.errorDocs()
-			d.Rule = p.ruleLines()
-			d.MatrixCount = GroupThousands(rules.DatesInYears(allYears()))
-			d.AttributionLink = htmltemplate.HTML(s.AttributionHTML) // built and escaped by NewSite
-			d.LifePaths = s.LifePathList()
+			d.Page = &homeDoc{
+				Errors:          p.errorDocs(),
+				Rule:            p.ruleLines(),
+				MatrixCount:     GroupThousands(rules.DatesInYears(allYears())),
+				AttributionLink: htmltemplate.HTML(s.AttributionHTML), // built and escaped by NewSite
+				LifePaths:       s.LifePathList(),
+			}
 			return nil
 		}}
 }
