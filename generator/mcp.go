@@ -74,6 +74,7 @@ func (s *Site) MCPConfig() (manifest.MCPConfig, error) {
 		Instructions: s.mcpInstructions(),
 		MaxBodyBytes: mcpMaxBodyBytes,
 		TTLMs:        mcpTTLMs,
+		Hosts:        []string{siteHost(s.SiteURL)},
 		Headers:      MCPHeaders(),
 	}
 	var tools []obj
@@ -99,13 +100,13 @@ func (s *Site) MCPConfig() (manifest.MCPConfig, error) {
 			in["properties"] = props
 			in["required"] = required
 		}
+		t.Structured = out["type"] == "object"
 		m.Tools = append(m.Tools, t)
-		tools = append(tools, obj{
-			"name":         t.Name,
-			"title":        r.Summary,
-			"description":  mcpDescription(r),
-			"inputSchema":  in,
-			"outputSchema": out,
+		def := obj{
+			"name":        t.Name,
+			"title":       r.Summary,
+			"description": mcpDescription(r),
+			"inputSchema": in,
 			"annotations": obj{
 				"title":           r.Summary,
 				"readOnlyHint":    true,
@@ -113,7 +114,11 @@ func (s *Site) MCPConfig() (manifest.MCPConfig, error) {
 				"idempotentHint":  true,
 				"openWorldHint":   false,
 			},
-		})
+		}
+		if t.Structured {
+			def["outputSchema"] = out
+		}
+		tools = append(tools, def)
 	}
 	list, err := Encode(obj{
 		"tools":      tools,
@@ -299,6 +304,17 @@ func outputSchema(doc obj, pattern string) (obj, error) {
 		out["$defs"] = defs
 	}
 	return out, nil
+}
+
+// siteHost is the host name of a site URL, lowercase, without port.
+func siteHost(siteURL string) string {
+	h, _ := strings.CutPrefix(siteURL, "https://")
+	h, _ = strings.CutPrefix(h, "http://")
+	h, _, _ = strings.Cut(h, "/")
+	if i := strings.LastIndexByte(h, ':'); i >= 0 && !strings.HasSuffix(h, "]") {
+		h = h[:i]
+	}
+	return strings.ToLower(h)
 }
 
 // dig follows keys through nested objects, nil when one is missing.

@@ -26,7 +26,11 @@ type MCPConfig struct {
 	// MaxBodyBytes caps a request body; a larger one is refused unread.
 	MaxBodyBytes int `json:"max_body_bytes"`
 	// TTLMs is the freshness hint of the cacheable results (tools/list, server/discover).
-	TTLMs   int64      `json:"ttl_ms"`
+	TTLMs int64 `json:"ttl_ms"`
+	// Hosts are the host names, besides loopback names and IP addresses, under which a
+	// browser page may call the endpoint from its own origin (the site's): a same-origin
+	// request under any other name is a DNS rebinding and is refused (docs/mcp.md).
+	Hosts   []string   `json:"hosts"`
 	Headers MCPHeaders `json:"headers"`
 	Tools   []MCPTool  `json:"tools"`
 	// List is the result of tools/list, byte for byte what an answer holds after "result":.
@@ -58,6 +62,10 @@ type MCPTool struct {
 	Name  string     `json:"name"`
 	Route string     `json:"route"`
 	Args  [][]string `json:"args"`
+	// Structured: a call's result carries the record as structuredContent too, and the tool
+	// has an outputSchema. Only a record that is a JSON object can be (MCP 2025-06-18 and
+	// 2025-11-25 want an object there), so a list that is an array is text alone.
+	Structured bool `json:"structured"`
 }
 
 // MCPArgNames is how many tool arguments a parameter type takes, in order: a number one
