@@ -467,16 +467,35 @@ func legacyVersion(v string) string {
 	return mcpLegacy[0]
 }
 
-// mcpCall answers a tools/call: the tool's route is asked for the path its arguments make,
-// after the rate limit counted the call when the route is rate-limited (before the
-// arguments are looked at, as a request is counted before its path is validated).
+// mcpCall answers a tools/call.
 func (h *Handler) mcpCall(id json.RawMessage, t *tree, s *mcpState, tool *mcpTool, args map[string]json.RawMessage, allow func() (bool, int)) rpcAnswer {
-	if tool.route.limited {
+	buf := bodyBufs.Get().(*[]byte)
+	defer bodyBufs.Put(buf)
+	o := h.runTool(t, tool, args, allow, *buf)
+	if o.retry > 0 {
+		a := toolResult(id, s, true, false, o.body, []byte("Retry-After: "+strconv.Itoa(o.retry)))
+		a.retry = o.retry
+		return a
+	}
+	return toolResult(id, s, o.isError, tool.structured, o.body)
+}
+
+// toolOutcome is what a tool call answers: a record, or an error body (with the seconds
+// to wait when the rate limit refused the call).
+type toolOutcome struct {
+	body    []byte
+	isError bool
+	retry   int
+}
+
+// runTool runs a call: the tool's route is asked for the path its arguments make, after
+// the rate limit counted the call when the route is rate-limited (before the arguments are
+// looked at, as a request is counted before its path is validated). The body may be held
+// in buf.
+func (h *Handler) runTool(t *tree, tool *mcpTool, args map[string]json.RawMessage, allow func() (bool, int), buf []byte) toolOutcome {
+	if tool.route.limited && allow != nil {
 		if ok, retry := allow(); !ok {
-			e := t.errs[t.edgeErrs.TooManyRequests]
-			a := toolResult(id, s, true, false, e.body, []byte("Retry-After: "+strconv.Itoa(retry)))
-			a.retry = retry
-			return a
+			return toolOutcome{t.errs[t.edgeErrs.TooManyRequests].body, true, max(retry, 1)}
 		}
 	}
 	path, ok := tool.path(t.router.prefix, args)
@@ -487,26 +506,65 @@ func (h *Handler) mcpCall(id json.RawMessage, t *tree, s *mcpState, tool *mcpToo
 	if ok {
 		rt = t.router.match(path)
 	}
+	internal := toolOutcome{t.errs[t.edgeErrs.Internal].body, true, 0}
 	if rt.kind == routeError {
-		e := t.errs[rt.err]
-		if e == nil {
-			e = t.errs[t.edgeErrs.Internal]
+		if e := t.errs[rt.err]; e != nil {
+			return toolOutcome{e.body, true, 0}
 		}
-		return toolResult(id, s, true, false, e.body)
+		return internal
 	}
 	e := t.routed[rt.key]
 	if e == nil {
 		h.log.Error("route file not in the tree", "file", t.router.treeFile(rt.key), "tool", path)
-		return toolResult(id, s, true, false, t.errs[t.edgeErrs.Internal].body)
+		return internal
 	}
-	buf := bodyBufs.Get().(*[]byte)
-	defer bodyBufs.Put(buf)
-	body, err := h.body(t, e, *buf)
+	body, err := h.body(t, e, buf)
 	if err != nil {
 		h.log.Error("read route file", "file", e.path, "err", err)
-		return toolResult(id, s, true, false, t.errs[t.edgeErrs.Internal].body)
+		return internal
 	}
-	return toolResult(id, s, false, tool.structured, body)
+	return toolOutcome{body, false, 0}
+}
+
+// MCPInfo is what an MCP server of the tree offers: its identity, its instructions and the
+// tools/list result of its tools, as the endpoint answers it.
+type MCPInfo struct {
+	Server       manifest.MCPServer
+	Instructions string
+	List         json.RawMessage
+}
+
+// MCP returns the MCP server of the current tree (numerology mcp serves it over stdio).
+func (h *Handler) MCP() (MCPInfo, error) {
+	s, err := h.mcpFor(h.cur.Load())
+	if err != nil {
+		return MCPInfo{}, err
+	}
+	return MCPInfo{s.cfg.Server, s.cfg.Instructions, s.cfg.List}, nil
+}
+
+// ErrUnknownTool reports a call of a tool the tree's MCP config does not have.
+var ErrUnknownTool = errors.New("unknown tool")
+
+// CallTool answers a call of a tool as the endpoint does, without the rate limit: the
+// record's bytes, or the error body with isError; structured tells whether the record is
+// also the result's structuredContent.
+func (h *Handler) CallTool(name string, args json.RawMessage) (body []byte, isError, structured bool, err error) {
+	t := h.cur.Load()
+	s, err := h.mcpFor(t)
+	if err != nil {
+		return nil, false, false, err
+	}
+	tool := s.tools[name]
+	if tool == nil {
+		return nil, false, false, fmt.Errorf("%w: %s", ErrUnknownTool, name)
+	}
+	var a map[string]json.RawMessage
+	if len(args) > 0 && string(args) != "null" && (args[0] != '{' || json.Unmarshal(args, &a) != nil) {
+		return nil, false, false, errors.New("arguments is not an object")
+	}
+	o := h.runTool(t, tool, a, nil, nil)
+	return bytes.Clone(o.body), o.isError, tool.structured && !o.isError, nil
 }
 
 // path is the route path a call's arguments make, false when an argument is missing or
