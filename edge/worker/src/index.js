@@ -804,12 +804,41 @@ async function mcpCall(request, env, cfg, s, id, tool, args) {
   if (m.error) {
     return toolResult(id, s, true, false, cfg.errors[m.error].body);
   }
-  const get = new Request(request.url); // the GET of the route: no HEAD, no If-None-Match
-  const res = m.route.packed
-    ? await packedResponse(get, env, cfg, m.route, m.params)
-    : await fileResponse(get, env, cfg, fill(m.route.file, m.route.names, m.params));
-  const body = await res.text();
-  return res.status === 200 ? toolResult(id, s, false, tool.structured, body) : toolResult(id, s, true, false, body);
+  const bytes = await recordOf(env, request.url, m.route, m.params);
+  if (bytes === null) {
+    return toolResult(id, s, true, false, cfg.errors[cfg.edge_errors.internal].body);
+  }
+  return toolResult(id, s, false, tool.structured, UTF8.decode(bytes));
+}
+
+const UTF8 = new TextDecoder();
+
+// recordOf returns the bytes a route's GET answers for canonical params, as fileResponse
+// and packedResponse read them (without the ETag a tool result has no use for); null, logged,
+// when the file or its line is missing.
+async function recordOf(env, base, route, params) {
+  const file = fill(route.packed ? route.packed.file : route.file, route.names, params);
+  const asset = await env.ASSETS.fetch(new URL("/" + file, base));
+  if (asset.status !== 200) {
+    console.error(`asset ${file}: status ${asset.status}`);
+    return null;
+  }
+  const bytes = new Uint8Array(await asset.arrayBuffer());
+  if (!route.packed) {
+    return bytes;
+  }
+  const line = params[route.names.indexOf(route.packed.line)];
+  let start = 0;
+  for (let n = 1; n < line && start >= 0; n++) {
+    const nl = bytes.indexOf(10, start);
+    start = nl < 0 ? -1 : nl + 1;
+  }
+  const end = start < 0 ? -1 : bytes.indexOf(10, start);
+  if (end <= start) {
+    console.error(`asset ${file}: no record on line ${line}`);
+    return null;
+  }
+  return bytes.subarray(start, end + 1);
 }
 
 // toolPath is the route path a call's arguments make, null when an argument is missing or
