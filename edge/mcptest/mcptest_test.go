@@ -1,11 +1,9 @@
 package mcptest_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/http/httptest"
 	"os"
@@ -34,8 +32,8 @@ func requireTools(t *testing.T) {
 	}
 }
 
-// edges starts serve's handler and the worker (in Node, behind test/serve.mjs) on a tree of
-// 2000 and returns their MCP endpoints.
+// edges starts serve's handler and the worker in wrangler dev on a tree of 2000 and returns
+// their MCP endpoints.
 func edges(t *testing.T) (dir string, urls map[string]string) {
 	t.Helper()
 	dir = generatortest.Tree(t, 2000)
@@ -45,48 +43,22 @@ func edges(t *testing.T) (dir string, urls map[string]string) {
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return dir, map[string]string{"serve": srv.URL + "/mcp", "worker": startWorker(t, dir) + "/mcp"}
+	return dir, map[string]string{"serve": srv.URL + "/mcp", "worker": startWrangler(t, dir) + "/mcp"}
 }
 
-// startWorker starts the worker's test/serve.mjs on dir and returns its base URL.
-func startWorker(t *testing.T, dir string) string {
-	t.Helper()
-	cmd := exec.Command("../worker/node_modules/.bin/node", "test/serve.mjs", dir)
-	cmd.Dir = "../worker"
-	stderr := &testsupport.SyncBuffer{}
-	cmd.Stderr = stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start the worker's test/serve.mjs (make test-tools installs edge/worker): %v", err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	line := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		sc.Scan()
-		line <- sc.Text()
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
-	select {
-	case l := <-line:
-		if base, ok := strings.CutPrefix(l, "listening on "); ok {
-			return base
-		}
-		t.Fatalf("test/serve.mjs: %q\n%s", l, stderr.String())
-	case <-time.After(30 * time.Second):
-		t.Fatalf("test/serve.mjs did not start:\n%s", stderr.String())
-	}
-	return ""
-}
-
-// TestClients: the official Go and TypeScript SDK clients list the tools of both edges and
-// call every one, as 2026-07-28 clients and as 2025-11-25 ones, and get the tree's bytes.
-func TestClients(t *testing.T) {
+// TestMCP runs the official clients and conformance suite against serve and the worker in
+// wrangler dev, started once on one tree.
+func TestMCP(t *testing.T) {
 	requireTools(t)
 	dir, urls := edges(t)
+	t.Run("clients", func(t *testing.T) { testClients(t, dir, urls) })
+	t.Run("conformance suite", func(t *testing.T) { testConformanceSuite(t, urls) })
+}
+
+// testClients: the official Go and TypeScript SDK clients list the tools of both edges (serve
+// and the worker in wrangler dev) and
+// call every one, as 2026-07-28 clients and as 2025-11-25 ones, and get the tree's bytes.
+func testClients(t *testing.T, dir string, urls map[string]string) {
 	calls, err := json.Marshal(mcptest.Calls(t, dir))
 	if err != nil {
 		t.Fatal(err)
@@ -147,11 +119,9 @@ type suiteCheck struct {
 	ErrorMessage string `json:"errorMessage"`
 }
 
-// TestConformanceSuite runs the official conformance suite's applicable server scenarios
+// testConformanceSuite runs the official conformance suite's applicable server scenarios
 // against both edges: every check passes but those notApplicable names.
-func TestConformanceSuite(t *testing.T) {
-	requireTools(t)
-	_, urls := edges(t)
+func testConformanceSuite(t *testing.T, urls map[string]string) {
 	suite, err := filepath.Abs("node_modules/@modelcontextprotocol/conformance/dist/index.js")
 	if err != nil {
 		t.Fatal(err)
