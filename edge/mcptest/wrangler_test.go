@@ -1,7 +1,6 @@
 package mcptest_test
 
 import (
-	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -61,6 +60,6 @@ func startWrangler(t *testing.T, tree string) string {
 			return base
 		}
 	}
-	t.Fatal(fmt.Sprintf("wrangler dev did not answer within 90 s:\n%s", log.String()))
+	t.Fatalf("wrangler dev did not answer within 90 s:\n%s", log.String())
 	return ""
 }
