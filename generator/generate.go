@@ -211,6 +211,7 @@ func (g *gen) run(ctx context.Context) error {
 	}
 	steps := []func(context.Context) error{
 		g.writeEdge,
+		g.writeMCP,
 		g.writeRoutes,
 		g.writeDates,
 		g.writeAssetsIgnore,
