@@ -82,6 +82,7 @@ type APIIndex struct {
 	OpenAPI     string       `json:"openapi"`
 	Docs        string       `json:"docs"`     // the human home page
 	LLMsTxt     string       `json:"llms_txt"` // llms.txt at the site root
+	MCP         string       `json:"mcp"`      // the MCP endpoint: every route as a tool (docs/mcp.md)
 	Routes      []IndexRoute `json:"routes"`
 	RateLimit   string       `json:"rate_limit"`
 	Dataset     []IndexFile  `json:"dataset"` // the whole API as downloadable archives
@@ -158,6 +159,7 @@ func (s *Site) APIIndex() APIIndex {
 		OpenAPI:     s.SiteURL + RoutePath(manifest.RouteOpenAPI),
 		Docs:        s.SiteURL + "/",
 		LLMsTxt:     s.SiteURL + "/" + LLMsFile,
+		MCP:         s.SiteURL + manifest.MCPPath,
 		Routes:      s.indexRoutes(),
 		RateLimit:   fmt.Sprintf("%d запросов за %d секунд с одного адреса %s", contract.RateLimitRequests, contract.RateLimitWindowSeconds, s.limitedRoutesRu()),
 		Dataset:     dataset,

@@ -112,6 +112,7 @@ func Run(t *testing.T, target Target) {
 		t.Run("missing file", s.testMissingFile)
 	}
 	t.Run("rate limit", s.testRateLimit)
+	t.Run("mcp", s.testMCP) // mcp.go
 }
 
 // suite is the state of one Run.

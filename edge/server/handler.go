@@ -78,6 +78,8 @@ type Handler struct {
 	reloadMu sync.Mutex
 	// stopWatch stops the watch for regenerated trees.
 	stopWatch func()
+	// mcp is the MCP endpoint's state of the current tree (mcp.go).
+	mcp mcpCache
 }
 
 // New builds the handler of a tree. It does not read the files; see CheckTree. With
@@ -154,6 +156,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				slog.String("client", r.RemoteAddr), slog.Duration("duration", time.Since(start)))
 		}()
 	}
+	t := h.cur.Load()
+	p := rawPath(r)
+	if p == manifest.MCPPath {
+		h.serveMCP(w, r, t) // docs/mcp.md
+		return
+	}
 	if r.ContentLength != 0 {
 		// No route reads a body. Closing the connection after the answer spares net/http
 		// reading the body first, which for a body that never comes held the answer
@@ -163,8 +171,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header()["Connection"] = []string{"close"}
 		http.NewResponseController(w).SetReadDeadline(time.Unix(1, 0))
 	}
-	t := h.cur.Load()
-	p := rawPath(r)
 	if !t.router.isAPI(p) {
 		h.serveStatic(w, r, t, p)
 		return
