@@ -56,6 +56,8 @@ type Rules struct {
 	LifePath func(day, month, year int) int
 	// Square are the facts of the square rule its texts must cover (square.go).
 	Square SquareRules
+	// Chart are the facts of the chart rule its texts must cover (chart.go).
+	Chart ChartRules
 }
 
 // Site holds site-wide settings and attribution wording (site.yaml).
@@ -163,7 +165,7 @@ func (e Errors) Error() string {
 // Load reads and validates the content of fsys against r. label prefixes the file names in
 // problems (for example "content"). The error, if any, is Errors.
 func Load(fsys fs.FS, label string, r Rules) (*Content, error) {
-	if r.LifePath == nil || len(r.LifePathNumbers) == 0 || len(r.PositionKeys) == 0 || !r.Square.complete() {
+	if r.LifePath == nil || len(r.LifePathNumbers) == 0 || len(r.PositionKeys) == 0 || !r.Square.complete() || !r.Chart.complete() {
 		return nil, errors.New("content: incomplete rules")
 	}
 	l := &loader{fsys: fsys, label: label, rules: r}

@@ -228,6 +228,16 @@ var testRules = Rules{
 	PositionKeys:    rules.PositionKeys(),
 	LifePath:        rules.LifePath,
 	Square:          SquareRules{Counts: rules.SquareCounts(), LineKeys: rules.SquareLineKeys(), BandKeys: rules.BandKeys()},
+	Chart:           chartRules(),
+}
+
+// chartRules are the chart's facts as generator.ContentRules gives them.
+func chartRules() ChartRules {
+	r := ChartRules{Arcana: map[string][]int{}}
+	for z, arcana := range rules.ChartReadingArcana() {
+		r.Arcana[rules.ChartReadingZone(z).Key()] = arcana
+	}
+	return r
 }
 
 func TestLoadNeedsRules(t *testing.T) {
