@@ -50,6 +50,9 @@ func TestGolden(t *testing.T) {
 		"square-1990-05-15.json":         route(manifest.RouteSquare).FilePath([]int{15, 5, 1990}),
 		"square-2000-01-09.json":         route(manifest.RouteSquare).FilePath([]int{9, 1, 2000}),
 		"square-meanings.json":           route(manifest.RouteSquareMeanings).FilePath(nil),
+		"chart-1900-01-01.json":          route(RouteChart).FilePath([]int{1, 1, 1900}),
+		"chart-2000-02-29.json":          route(RouteChart).FilePath([]int{29, 2, 2000}),
+		"chart-meanings.json":            route(RouteChartMeanings).FilePath(nil),
 		"index.json":                     manifest.IndexFile,
 		"headers.txt":                    manifest.HeadersFile,
 	}

@@ -214,6 +214,7 @@ func routeUnits() []routeUnit {
 		arcanaFamily(),
 		compatibilityFamily(),
 		squareFamily(),
+		chartFamily(),
 	)
 }
 
