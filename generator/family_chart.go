@@ -752,10 +752,12 @@ type chartDetails struct {
 	Labels map[string]string
 }
 
-// chartCellGroup is a group of cells under a heading.
+// chartCellGroup is a group of cells under a heading; a compact group's labels are short
+// (a point's letter), so its cells stand in narrower columns.
 type chartCellGroup struct {
-	Title string
-	Cells []chartCell
+	Title   string
+	Compact bool
+	Cells   []chartCell
 }
 
 // chartCell is one number of the chart: its field, what it is, and the zone that says
@@ -795,7 +797,7 @@ func (p *pageRenderer) chartDetailsOf() chartDetails {
 			add(&inner, "points."+k, k, "inner")
 		}
 	}
-	d.Points = []chartCellGroup{{"Вершины и центр", main}, {"Родовой квадрат и его центр", ancestral}, {"Внутренние точки", inner}}
+	d.Points = []chartCellGroup{{"Вершины и центр", false, main}, {"Родовой квадрат и его центр", false, ancestral}, {"Внутренние точки", true, inner}}
 	for _, k := range rules.ChartChannelKeys() {
 		add(&d.Channels, "channels."+k, title(k), k)
 	}
