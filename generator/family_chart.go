@@ -6,6 +6,7 @@ import (
 	htmltemplate "html/template"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -402,7 +403,11 @@ func chartRecordFields(*Site) map[string]obj {
 func chartMeaningsFields(*Site) map[string]obj {
 	fields := []string{}
 	for _, z := range chartReadingZones {
-		fields = append(fields, z.fields...)
+		for _, f := range z.fields {
+			if !slices.Contains(fields, f) { // the balance is in both channels
+				fields = append(fields, f)
+			}
+		}
 	}
 	return map[string]obj{
 		"ChartMeanings.method":         {"const": rules.ChartMethod},
