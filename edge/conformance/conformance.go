@@ -329,6 +329,7 @@ func (s *suite) routeCases() []tcase {
 		tcase{name: "positions two trailing slashes", path: p + "/positions//", want: notFound},
 	)
 	cases = append(cases, s.squareCases()...)
+	cases = append(cases, s.chartCases()...)
 	// Every life path number, and HEAD of each kind.
 	for _, n := range s.lifePathNumbers() {
 		cases = append(cases, tcase{name: "life-path " + strconv.Itoa(n), path: p + "/life-path/" + strconv.Itoa(n), want: s.lifePathExpect(n)})
@@ -505,6 +506,8 @@ var routeKinds = map[string]int{
 	manifest.RouteCompatibility:  kindCompatibility,
 	manifest.RouteSquare:         kindSquare,
 	manifest.RouteSquareMeanings: kindSquareMeanings,
+	routeChart:                   kindChart, // chart.go
+	routeChartMeanings:           kindChartMeanings,
 }
 
 // rowExpect is the answer to a route's value (raw order): the file of its canonical form.
@@ -515,7 +518,7 @@ func (s *suite) rowExpect(r manifest.Route, vals []int) expect {
 	}
 	e := s.fileExpect(r.FilePath(c), routeKinds[r.Name])
 	switch e.kind {
-	case kindMatrix, kindLifePathDate, kindSquare:
+	case kindMatrix, kindLifePathDate, kindSquare, kindChart:
 		e.date = [3]int{c[0], c[1], c[2]}
 	case kindCompatibility:
 		e.pair = [2]int{c[0], c[1]}
@@ -1408,6 +1411,10 @@ func (s *suite) checkBody(t *testing.T, what string, body []byte, want expect) {
 		s.checkSquare(t, what, body, want)
 	case kindSquareMeanings:
 		s.checkSquareMeanings(t, what, body)
+	case kindChart:
+		s.checkChart(t, what, body, want)
+	case kindChartMeanings:
+		s.checkChartMeanings(t, what, body)
 	}
 }
 

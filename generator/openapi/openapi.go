@@ -231,6 +231,8 @@ func schemaOf(t reflect.Type, comps Obj, extras map[string]Obj) Obj {
 		return Obj{"type": "string"}
 	case reflect.Int, reflect.Int64, reflect.Int32:
 		return Obj{"type": "integer"}
+	case reflect.Float64:
+		return Obj{"type": "number"}
 	case reflect.Bool:
 		return Obj{"type": "boolean"}
 	case reflect.Slice, reflect.Array:
