@@ -18,17 +18,8 @@ import (
 	"github.com/opennumerology/numerology/internal/humanize"
 )
 
-// Server timeouts against slow clients; every answer is small and precomputed. A client
-// sends its request at once: one that takes seconds over its header is slow or hostile,
-// and once the connection limit is reached it is the first to be closed anyway.
-const (
-	readHeaderTimeout = 3 * time.Second
-	readTimeout       = 10 * time.Second
-	writeTimeout      = 30 * time.Second // downloads may be tens of MB on a slow link
-	idleTimeout       = 120 * time.Second
-	maxHeaderBytes    = 16 << 10
-	shutdownTimeout   = 10 * time.Second
-)
+// shutdownTimeout bounds the wait for requests in flight when serve stops.
+const shutdownTimeout = 10 * time.Second
 
 // wrapServeHandler wraps the server's handler; tests use it to hold a request in flight.
 var wrapServeHandler = func(h http.Handler) http.Handler { return h }
@@ -140,31 +131,24 @@ func runServe(ctx context.Context, cmd *cobra.Command, opts *serveOptions) error
 	}
 	defer h.Close()
 	setProcs()
-	files, years := len(m.Files), len(m.Years)
+	files, years, ipv6Bits := len(m.Files), len(m.Years), m.Edge.RateLimit.IPv6Prefix
 	m = nil // the handler keeps what it needs; let the file list go
 
 	ln, err := net.Listen("tcp", opts.addr)
 	if err != nil {
 		return withCode(exitIO, fmt.Errorf("listen %s: %w", opts.addr, err))
 	}
-	conns := server.NewConnLimit(maxConnsFor(opts.maxConns, openFileLimit()), logger)
-	srv := &http.Server{
-		Handler:           wrapServeHandler(h),
-		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
-		WriteTimeout:      writeTimeout,
-		IdleTimeout:       idleTimeout,
-		MaxHeaderBytes:    maxHeaderBytes,
-		ConnState:         conns.ConnState,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
+	srv := server.NewHTTPServer(wrapServeHandler(h), server.ServerOptions{
+		MaxConns: maxConnsFor(opts.maxConns, openFileLimit()),
+		IPv6Bits: ipv6Bits, Logger: logger,
+	})
 	limit := "off"
 	if opts.rateLimit > 0 {
 		limit = fmt.Sprintf("%d per %v per client", opts.rateLimit, opts.rateWindow)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "serving %s (%s files, %d years) on http://%s/api/public — rate limit %s; Ctrl-C stops\n",
 		opts.dir, humanize.Count(int64(files)), years, ln.Addr(), limit)
-	return serveUntilDone(ctx, cmd, srv, conns.Listener(ln))
+	return serveUntilDone(ctx, cmd, srv.Server, srv.Listener(ln))
 }
 
 // checkServeFlags rejects flag values serve cannot use.

@@ -311,6 +311,19 @@ func (s *suite) routeCases() []tcase {
 		{name: "percent-encoded route name", path: p + "/%6Datrix/1/1/" + ys, want: notFound},
 		{name: "matrix prefix word", path: p + "/matrixx/1/1/" + ys, want: notFound},
 
+		// Bad percent-escapes: routed like any other path (net/http would refuse the target).
+		{name: "bad escape, alone", path: p + "/%", want: notFound},
+		{name: "bad escape, not hex", path: p + "/%zz", want: notFound},
+		{name: "bad escape, one digit", path: p + "/%2", want: notFound},
+		{name: "bad escape, at the end of a route", path: p + "/life-path%", want: notFound},
+		{name: "bad escape, a number", path: p + "/life-path/%", want: numberNotFound},
+		{name: "bad escape, a date", path: mx("/%zz/1/" + ys), want: invalidDate},
+		{name: "bad escape, a year", path: mx("/1/1/" + ys + "%"), want: invalidDate},
+		{name: "bad escape, in the fragment", path: p + "/life-path/7#%zz", want: s.lifePathExpect(7)},
+		{name: "bad escape, in the query", path: p + "/life-path/7?x=%zz", want: s.lifePathExpect(7)},
+		{name: "bad escape, in the query and the fragment", path: p + "/life-path/7?%#%zz", want: s.lifePathExpect(7)},
+		{name: "HEAD bad escape", method: http.MethodHead, path: mx("/%/1/" + ys), want: invalidDate},
+
 		{name: "outside the prefix", path: p + "x", static: true, want: expect{status: 404}},
 		{name: "outside the prefix matrix", path: "/matrix/1/1/" + ys + "/unknown-page", static: true, want: expect{status: 404}},
 	}
@@ -431,9 +444,7 @@ func (s *suite) validNumbers(key string) []int {
 // ownerError is what a path that no route matches must answer: the error of the route
 // that owns it (manifest.EdgeConfig.Owner), else the edge's not-found error.
 func (s *suite) ownerError(raw string) expect {
-	if i := strings.IndexByte(raw, '?'); i >= 0 {
-		raw = raw[:i]
-	}
+	raw = pathOf(raw)
 	key := s.m.Edge.EdgeErrors.NotFound
 	if i := s.m.Edge.Owner(raw); i >= 0 && s.m.Edge.Routes[i].Error != "" {
 		key = s.m.Edge.Routes[i].Error
@@ -446,7 +457,7 @@ func (s *suite) ownerError(raw string) expect {
 // match (numeric segments of 1–9 digits) and whose types admit the parameters, else its
 // owner's error.
 func (s *suite) expectPath(raw string) expect {
-	p := strings.TrimSuffix(raw, "/")
+	p := strings.TrimSuffix(pathOf(raw), "/")
 	segs := strings.Split(p[len(s.m.Edge.Prefix):], "/")[1:]
 	for _, r := range s.m.Edge.Routes {
 		shape := strings.Split(r.Pattern[len(s.m.Edge.Prefix):], "/")[1:]
@@ -582,7 +593,7 @@ func (s *suite) invalidSegments(r manifest.Route, valid []int) [][]string {
 			}
 			for i := range k {
 				for _, seg := range []string{"0", strconv.Itoa(outside), strconv.Itoa(p.Numbers[len(p.Numbers)-1] + 1),
-					"x", "%3" + strconv.Itoa(p.Numbers[0]%10), "-1", "+1", "1e1", "0000000001", ""} {
+					"x", "%3" + strconv.Itoa(p.Numbers[0]%10), "-1", "+1", "1e1", "0000000001", "", "%", "%zz", "1%"} {
 					with(i, seg)
 				}
 			}
@@ -590,7 +601,8 @@ func (s *suite) invalidSegments(r manifest.Route, valid []int) [][]string {
 			y := strconv.Itoa(s.year)
 			for _, d := range [][3]string{{"30", "2", y}, {"31", "4", y}, {"0", "1", y}, {"32", "1", y}, {"1", "0", y},
 				{"1", "13", y}, {"29", "2", "1900"}, {"31", "12", strconv.Itoa(p.FirstYear - 1)},
-				{"1", "1", strconv.Itoa(p.LastYear + 1)}, {"x", "1", y}, {"%31", "1", y}, {"1", "1", ""}} {
+				{"1", "1", strconv.Itoa(p.LastYear + 1)}, {"x", "1", y}, {"%31", "1", y}, {"1", "1", ""},
+				{"%zz", "1", y}, {"1", "%", y}, {"1", "1", y + "%2"}} {
 				segs := itoas(valid, "")
 				copy(segs[off:], d[:])
 				out = append(out, segs)
@@ -626,6 +638,7 @@ func (s *suite) tableCases() []tcase {
 			}
 			cases = append(cases,
 				tcase{name: name + " trailing slash", path: path + "/", want: want},
+				tcase{name: name + " fragment with a bad escape", path: path + "#%zz", want: want},
 				tcase{name: "HEAD " + name, method: http.MethodHead, path: path, want: want},
 				tcase{name: "OPTIONS " + name, method: http.MethodOptions, path: path, want: expect{status: 204}},
 				tcase{name: "304 " + name, path: path, header: map[string]string{"If-None-Match": etag}, want: notModified},
@@ -747,6 +760,7 @@ func (s *suite) methodCases() []tcase {
 		{"life-path", p + "/life-path/7"},
 		{"index", p},
 		{"unknown", p + "/unknown"},
+		{"bad escape", p + "/matrix/%zz/1/" + ys},
 	}
 	var cases []tcase
 	for _, m := range []string{"POST", "PUT", "DELETE", "PATCH", "PROPFIND", "MKCOL", "FOO"} {
@@ -809,6 +823,9 @@ func (s *suite) preflightCases() []tcase {
 		{"life-path", p + "/life-path/7"},
 		{"number not found", p + "/life-path/99"},
 		{"unknown", p + "/unknown"},
+		{"bad escape", p + "/%"},
+		{"bad escape in a route", p + "/arcana/%"},
+		{"bad escape in the fragment", p + "/arcana/1#%zz"},
 	} {
 		cases = append(cases, tcase{name: q.name, method: http.MethodOptions, path: q.path, header: h, want: pf})
 	}
@@ -875,10 +892,15 @@ func (s *suite) send(t *testing.T, method, raw string, header map[string]string,
 }
 
 func (s *suite) rateLimited(raw string) bool {
-	if i := strings.IndexByte(raw, '?'); i >= 0 {
-		raw = raw[:i]
+	return s.m.Edge.RateLimited(pathOf(raw))
+}
+
+// pathOf is a raw target without its query and fragment.
+func pathOf(raw string) string {
+	if i := strings.IndexAny(raw, "?#"); i >= 0 {
+		return raw[:i]
 	}
-	return s.m.Edge.RateLimited(raw)
+	return raw
 }
 
 // sharedBudget keeps the suite's own matrix requests under the limit when every request
@@ -1129,10 +1151,10 @@ func (s *suite) testRateLimit(t *testing.T) {
 var tooMany = expect{status: 429, errKey: manifest.ErrTooManyRequests}
 
 // limitedPath is what the rate-limit tests send to one rate-limited route: paths the route
-// owns (a valid value, an invalid one, a malformed one).
+// owns (a valid value, an invalid one, a malformed one, one with a bad percent-escape).
 type limitedPath struct {
-	valid, invalid, malformed string
-	want                      expect // the answer to valid under the limit
+	valid, invalid, malformed, badEscape string
+	want                                 expect // the answer to valid under the limit
 }
 
 // limitedPaths are the paths of the rate-limited routes, in table order.
@@ -1144,10 +1166,11 @@ func (s *suite) limitedPaths() []limitedPath {
 		}
 		vals := s.sampleValues(r)[0]
 		x := make([]string, len(vals))
+		esc := make([]string, len(vals))
 		for i := range x {
-			x[i] = "x"
+			x[i], esc[i] = "x", "%zz"
 		}
-		lp := limitedPath{valid: routePath(r, itoas(vals, "")), malformed: routePath(r, x), want: s.rowExpect(r, vals)}
+		lp := limitedPath{valid: routePath(r, itoas(vals, "")), malformed: routePath(r, x), badEscape: routePath(r, esc), want: s.rowExpect(r, vals)}
 		lp.invalid = lp.malformed
 		if bad := s.invalidSegments(r, vals); len(bad) > 0 {
 			lp.invalid = routePath(r, bad[0])
@@ -1171,7 +1194,11 @@ func (s *suite) burst(t *testing.T, client string) time.Time {
 		case 0:
 			r = s.doRaw(t, http.MethodGet, lp.valid, client)
 		case 1:
-			r = s.doRaw(t, http.MethodGet, lp.invalid, client)
+			if i%8 == 1 {
+				r = s.doRaw(t, http.MethodGet, lp.invalid, client)
+			} else {
+				r = s.doRaw(t, http.MethodGet, lp.badEscape, client)
+			}
 		case 2:
 			r = s.doRaw(t, http.MethodPost, lp.malformed, client)
 		default:
@@ -1255,6 +1282,8 @@ func (s *suite) testLimitReached(t *testing.T) {
 		qs = append(qs,
 			query{http.MethodGet, lp.valid, tooMany},
 			query{http.MethodGet, lp.malformed, tooMany},
+			query{http.MethodGet, lp.badEscape, tooMany},
+			query{http.MethodGet, lp.valid + "#%zz", tooMany},
 			query{http.MethodDelete, lp.valid, tooMany},
 			query{http.MethodHead, lp.valid, tooMany},
 			query{http.MethodOptions, lp.valid, expect{status: 204}})

@@ -87,6 +87,9 @@ func (s *suite) pageCases() []pageCase {
 			pageCase{name: "unknown nested page", path: "/no/such/page.html", status: 404, file: notFound},
 			// Cloudflare redirects to the canonical encoding before it looks for the page.
 			pageCase{name: "unknown page, percent-encoded", path: "/no%2Dsuch-page", status: 307, location: "/no-such-page"},
+			// A "%" that starts no escape is a character of the name, canonically "%25".
+			pageCase{name: "unknown page, bad escape", path: "/no-such-page%zz", status: 307, location: "/no-such-page%25zz"},
+			pageCase{name: "unknown page, bad escape encoded", path: "/no-such-page%25zz", status: 404, file: notFound},
 		)
 	}
 	// The files that configure the assets are never assets themselves.

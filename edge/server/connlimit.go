@@ -22,8 +22,10 @@ import (
 //
 // Use Listener for the server's listener and ConnState as its http.Server.ConnState.
 type ConnLimit struct {
-	max int
-	log *slog.Logger
+	max       int
+	perClient int // connections one client may hold, 0 for no bound
+	ipv6Bits  int // the IPv6 prefix a client is keyed by
+	log       *slog.Logger
 
 	waiting atomic.Int32 // accepts waiting for room
 
@@ -195,11 +197,15 @@ func (ln *limitListener) Close() error {
 // limitConn is a connection counted by a ConnLimit, with its HTTP state and since when.
 type limitConn struct {
 	net.Conn
-	l     *ConnLimit
-	once  sync.Once
-	state atomic.Int32 // http.ConnState
-	since atomic.Int64 // Unix nanoseconds of the last change to new or idle
+	l       *ConnLimit
+	once    sync.Once
+	state   atomic.Int32 // http.ConnState
+	since   atomic.Int64 // Unix nanoseconds of the last change to new or idle
+	targets targetReader
 }
+
+// Read reads the connection through its targetReader.
+func (c *limitConn) Read(p []byte) (int, error) { return c.targets.read(c.Conn, p) }
 
 func (c *limitConn) Close() error {
 	err := c.Conn.Close()

@@ -149,7 +149,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w = lw
 		defer func() {
 			h.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
-				slog.String("method", r.Method), slog.String("path", r.RequestURI),
+				slog.String("method", r.Method), slog.String("path", rawTarget(r)),
 				slog.Int("status", lw.status), slog.Int64("bytes", lw.bytes),
 				slog.String("client", r.RemoteAddr), slog.Duration("duration", time.Since(start)))
 		}()
@@ -337,9 +337,10 @@ func etagMatch(values []string, etag string) bool {
 
 // rawPath is the request target's path as the Workers runtime hands it to the worker: dot
 // segments and backslashes resolved as a URL parser does (resolvePath), nothing unescaped,
-// without the query and the fragment.
+// without the query and the fragment. The target is the client's own, also where net/http
+// was handed another (rawTarget).
 func rawPath(r *http.Request) string {
-	u := r.RequestURI
+	u := rawTarget(r)
 	if u == "" {
 		return r.URL.EscapedPath()
 	}

@@ -50,7 +50,7 @@ func (h *Handler) serveStatic(w http.ResponseWriter, r *http.Request, t *tree, r
 	}
 	switch {
 	case in.redirect != "":
-		if q := r.URL.RawQuery; q != "" {
+		if q := rawQuery(rawTarget(r)); q != "" {
 			in.redirect += "?" + q
 		}
 		hd["Location"] = []string{in.redirect}
@@ -175,6 +175,35 @@ func pathEncode(seg string) string {
 		}
 	}
 	return b.String()
+}
+
+// rawQuery is the query of a raw target as the URL parser gives it (its search without the
+// "?"): up to the fragment, with the characters of the special-query percent-encode set
+// encoded.
+func rawQuery(target string) string {
+	q, ok := "", false
+	if i := strings.IndexAny(target, "?#"); i >= 0 && target[i] == '?' {
+		q, ok = target[i+1:], true
+	}
+	if i := strings.IndexByte(q, '#'); i >= 0 {
+		q = q[:i]
+	}
+	if !ok || !strings.ContainsFunc(q, func(c rune) bool { return c >= 0x7f || c < 0x80 && inQueryEncodeSet(byte(c)) }) {
+		return q
+	}
+	var b strings.Builder
+	for i := 0; i < len(q); i++ {
+		if c := q[i]; c >= 0x7f || inQueryEncodeSet(c) {
+			fmt.Fprintf(&b, "%%%02X", c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func inQueryEncodeSet(c byte) bool {
+	return c <= ' ' || strings.IndexByte("\"#<>'", c) >= 0
 }
 
 func inPathEncodeSet(c byte) bool {
