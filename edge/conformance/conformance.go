@@ -56,6 +56,11 @@ type Target struct {
 	// status is checked then. Zero means the contract's 405. workerd, locally and on
 	// Cloudflare, answers 501 (cloudflare/workerd#6877), which no worker code can change.
 	UnregisteredMethodStatus int
+	// RawNonASCIIStatus, when not zero, is the status the target's HTTP parser itself gives a
+	// request target holding raw bytes beyond ASCII, before any code runs (Node's 400 in the
+	// worker's in-process harness). Zero: the contract's answer, as serve and workerd give it
+	// (workerd percent-encodes the bytes of a UTF-8 target).
+	RawNonASCIIStatus int
 }
 
 // Clock is a target's clock: Now reads it, Sleep waits d on it (at once, for a fake one that
