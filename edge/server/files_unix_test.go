@@ -107,6 +107,59 @@ func TestCachedBodyMmapWrite(t *testing.T) {
 	}
 }
 
+// TestStaticPageMmapWrites writes a cached page twice through one shared mapping. The first
+// write moves the file's modification time (on a disk); the second, to a page still dirty,
+// moves nothing, so the file's identity is unchanged: the page must still be answered with
+// its new bytes and their ETag within staticRecheck. Before, serve answered the bytes of
+// the first write, under their ETag, for as long as it ran (and on tmpfs, where no write
+// through mmap moves anything, the original bytes).
+func TestStaticPageMmapWrites(t *testing.T) {
+	dir := diskDir(t)
+	page := "<p>v0 " + strings.Repeat(".", 200)
+	m := testManifest(t, dir, map[string]string{"index.html": page})
+	path := filepath.Join(dir, "index.html")
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(Options{Dir: dir, Manifest: m, NoReload: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if w := get(t, h, "GET", "/", nil); w.Code != 200 || w.Body.String() != page {
+		t.Fatalf("before the writes: status %d %.20q", w.Code, w.Body)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := syscall.Mmap(int(f.Fd()), 0, len(page), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Munmap(data)
+	for _, v := range []byte{'1', '2'} {
+		before, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data[4] = v
+		want := "<p>v" + string(v) + page[5:]
+		after, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("write %c: modification time moved: %v", v, !after.ModTime().Equal(before.ModTime()))
+		time.Sleep(staticRecheck + 100*time.Millisecond)
+		w := get(t, h, "GET", "/", nil)
+		if w.Code != 200 || w.Body.String() != want || w.Header().Get("ETag") != assetHashETag([]byte(want), "index.html") {
+			t.Fatalf("after write %c: status %d, %.8q, ETag %s; want %.8q under its own ETag", v, w.Code, w.Body, w.Header().Get("ETag"), want)
+		}
+	}
+}
+
 // TestSymlinkOutsideTree points a page and a folder of pages at files outside the tree:
 // nothing of them may be answered. Before, serve followed the links.
 func TestSymlinkOutsideTree(t *testing.T) {

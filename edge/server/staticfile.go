@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/opennumerology/numerology/internal/contract"
 )
@@ -24,6 +26,12 @@ const maxHashedStatic = 1 << 20
 // staticBudget bounds the bytes of small static files kept in memory; beyond it they are
 // read on each request.
 const staticBudget = 16 << 20
+
+// staticRecheck is how long a static file's body kept in memory is answered without its
+// file being read again. A write through a memory mapping to a page that is already dirty
+// changes no identity (nor does any such write on tmpfs), so a body asked for is read again
+// and compared at least this often: such a change is answered within staticRecheck.
+const staticRecheck = time.Second
 
 // assetCache is the Cache-Control Cloudflare's assets answer with (the asset worker's
 // CACHE_CONTROL_BROWSER) unless _headers sets another; none when the request has a Range
@@ -42,16 +50,18 @@ type staticFile struct {
 	id   fileID
 	body []byte // nil for a file streamed from the tree
 	etag []string
+	read atomic.Int64 // Unix nanoseconds of the read body comes from
 }
 
 // staticFile returns a static file as it is now: what was read of it when the file is
-// unchanged since, else what is read of it again.
+// unchanged since (and, for a body kept in memory, was read less than staticRecheck ago),
+// else what is read of it again.
 func (h *Handler) staticFile(t *tree, name string) (*staticFile, error) {
 	if id, err := t.statFile(name); err == nil {
 		t.static.mu.Lock()
 		sf := t.static.files[name]
 		t.static.mu.Unlock()
-		if sf != nil && sf.id == id {
+		if sf != nil && sf.id == id && sf.fresh() {
 			return sf, nil
 		}
 	}
@@ -69,9 +79,25 @@ func (h *Handler) staticFile(t *tree, name string) (*staticFile, error) {
 	default:
 		sum := sha256.Sum256(b)
 		sf = &staticFile{id: id, body: b, etag: assetETag(sum[:], name)}
+		sf.read.Store(time.Now().UnixNano())
 	}
 	h.keepStatic(t, name, sf)
 	return sf, nil
+}
+
+// fresh reports whether a static file whose identity is unchanged may be answered as it was
+// read: a streamed one always (its bytes are read for each answer), one kept in memory when
+// it was read less than staticRecheck ago. Of the requests that find it older, the first
+// reads it again while the others still answer it.
+func (sf *staticFile) fresh() bool {
+	if sf.body == nil {
+		return true
+	}
+	last, now := sf.read.Load(), time.Now().UnixNano()
+	if now-last < int64(staticRecheck) {
+		return true
+	}
+	return !sf.read.CompareAndSwap(last, now)
 }
 
 // keepStatic keeps what was read of a static file, within staticBudget.
