@@ -34,11 +34,16 @@ type serveOptions struct {
 	accessLog   bool
 	cacheMB     int
 	maxConns    int
+	clientConns int
 }
 
 // defaultMaxConns bounds the connections serve holds: far above what a local or
 // proxied API needs, and about 80 MB of connection buffers at worst.
 const defaultMaxConns = 4096
+
+// defaultClientConns bounds the connections one client holds: a browser opens six to a
+// host, and many users behind one address (a NAT, an office) stay well below it.
+const defaultClientConns = 64
 
 // reservedFiles are the descriptors kept free of connections (server.ReservedFiles): the
 // tree's files, the watches, the listener.
@@ -75,10 +80,14 @@ serve follows its tree: when generate swaps in a regenerated tree (or pack rewri
 manifest), serve loads the new manifest and switches to it without a restart; every body
 is answered with the ETag of its own bytes.
 
-At most --max-conns connections are held open; when the limit is reached, connections
-that have sent no request for a second and then idle keep-alive ones are closed for new
-clients, and a line is logged. Files of the tree are held open only while they are read,
-at most 64 at once, so connections and files stay within the descriptor limit.
+At most --max-conns connections are held open; when the limit is reached, the connection
+stuck longest (no request for a second, or an answer its client has not read for a
+second) and then the idle keep-alive ones are closed for new clients, and a line is
+logged. One client (its address, IPv6 by /64) holds at most --max-client-conns of them; its
+next one takes the place of one of its own stuck or idle ones, or is closed. Behind a proxy
+(--trust-header) every connection comes from the proxy, so that bound is off. Files of the
+tree are held open only while they are read, at most 64 at once, so connections and files
+stay within the descriptor limit.
 The limit and window default to the manifest's (60 per 60s); --rate-limit 0 turns it off.
 
 SIGINT or SIGTERM stops accepting connections and lets requests in flight finish.`,
@@ -100,7 +109,8 @@ SIGINT or SIGTERM stops accepting connections and lets requests in flight finish
 	f.IntVar(&opts.rateClients, "rate-clients", server.DefaultRateClients, "most clients the rate limiter tracks at once (bounds its memory)")
 	f.BoolVar(&opts.accessLog, "access-log", false, "log every request to stderr")
 	f.IntVar(&opts.cacheMB, "cache-mb", 64, "MiB of memory for the API's bodies, kept compactly (the full tree's take about 20); 0 reads each answer from disk")
-	f.IntVar(&opts.maxConns, "max-conns", 0, fmt.Sprintf("most connections held open; silent and idle ones are closed for new clients when it is reached (0: %d, or less below the descriptor limit)", defaultMaxConns))
+	f.IntVar(&opts.maxConns, "max-conns", 0, fmt.Sprintf("most connections held open; stuck and idle ones are closed for new clients when it is reached (0: %d, or less below the descriptor limit)", defaultMaxConns))
+	f.IntVar(&opts.clientConns, "max-client-conns", defaultClientConns, "most connections one client address holds, 0 for no bound (off with --trust-header)")
 	return cmd
 }
 
@@ -138,8 +148,12 @@ func runServe(ctx context.Context, cmd *cobra.Command, opts *serveOptions) error
 	if err != nil {
 		return withCode(exitIO, fmt.Errorf("listen %s: %w", opts.addr, err))
 	}
+	clientConns := opts.clientConns
+	if opts.trustHeader != "" {
+		clientConns = 0 // every connection is the proxy's
+	}
 	srv := server.NewHTTPServer(wrapServeHandler(h), server.ServerOptions{
-		MaxConns: maxConnsFor(opts.maxConns, openFileLimit()),
+		MaxConns: maxConnsFor(opts.maxConns, openFileLimit()), MaxClientConns: clientConns,
 		IPv6Bits: ipv6Bits, Logger: logger,
 	})
 	limit := "off"
@@ -164,6 +178,8 @@ func checkServeFlags(opts *serveOptions) error {
 		return usageErrorf("--rate-clients %d: must be positive", opts.rateClients)
 	case opts.maxConns < 0:
 		return usageErrorf("--max-conns %d: must be 0 (the default) or more", opts.maxConns)
+	case opts.clientConns < 0:
+		return usageErrorf("--max-client-conns %d: must be 0 (no bound) or more", opts.clientConns)
 	}
 	return nil
 }

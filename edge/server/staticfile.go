@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/opennumerology/numerology/internal/contract"
 )
 
@@ -44,6 +46,9 @@ type staticFiles struct {
 	mu    sync.Mutex
 	files map[string]*staticFile
 	bytes int64 // of bodies kept
+	// reads makes the requests that find a file unread or changed wait for one read of it:
+	// hundreds asking for an 8 MB manifest at once would otherwise each hash it.
+	reads singleflight.Group
 }
 
 type staticFile struct {
@@ -65,6 +70,16 @@ func (h *Handler) staticFile(t *tree, name string) (*staticFile, error) {
 			return sf, nil
 		}
 	}
+	v, err, _ := t.static.reads.Do(name, func() (any, error) { return h.readStatic(t, name) })
+	if err != nil {
+		return nil, err
+	}
+	return v.(*staticFile), nil
+}
+
+// readStatic reads a static file (a large one in chunks, for its ETag alone) and keeps
+// what was read.
+func (h *Handler) readStatic(t *tree, name string) (*staticFile, error) {
 	b, id, err := h.readWhole(t, name, maxHashedStatic)
 	var sf *staticFile
 	switch {
