@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -95,6 +96,7 @@ func Run(t *testing.T, target Target) {
 		{"methods", s.methodCases()},
 		{"conditional", s.conditionalCases()},
 		{"preflight", s.preflightCases()},
+		{"encoding", s.encodingCases()},
 	}
 	if target.ClientHeader != "" && len(s.limitedPaths()) > 0 {
 		t.Run("exhaust a client for Retry-After", func(t *testing.T) {
@@ -835,6 +837,46 @@ func (s *suite) preflightCases() []tcase {
 		cases = append(cases, tcase{name: q.name, method: http.MethodOptions, path: q.path, header: h, want: pf})
 	}
 	cases = append(cases, tcase{name: "without CORS headers", method: http.MethodOptions, path: p + "/life-path", want: pf})
+	return cases
+}
+
+// encodingCases send Accept-Encoding as browsers and other clients do: every API answer is
+// identity-encoded whatever it says (docs/design.md §4), its raw bytes the tree's file
+// under the file's strong ETag (the suite's client never decodes a body: compression off,
+// the header sent as it is), and its header sets say Content-Encoding: identity.
+func (s *suite) encodingCases() []tcase {
+	p := s.m.Edge.Prefix
+	ys := strconv.Itoa(s.year)
+	matrix := s.matrixExpect(15, 5, s.year)
+	notModified := matrix
+	notModified.status = 304
+	etag := `"absent"`
+	if f, ok := s.files[matrix.file]; ok {
+		etag = f.ETag()
+	}
+	var cases []tcase
+	for _, ae := range []string{"gzip", "br", "identity", "*", "gzip, deflate, br, zstd", "br;q=1, gzip;q=0.8, identity;q=0", "*;q=0"} {
+		h := map[string]string{"Accept-Encoding": ae}
+		for _, c := range []tcase{
+			{name: "matrix", path: p + "/matrix/15/5/" + ys, want: matrix},
+			{name: "openapi", path: p + "/openapi.json", want: s.fileExpect(manifest.OpenAPIFile, kindOpenAPI)},
+			{name: "life-path list", path: p + "/life-path", want: s.fileExpect(manifest.ListFile, kindList)},
+			{name: "HEAD matrix", method: http.MethodHead, path: p + "/matrix/15/5/" + ys, want: matrix},
+			{name: "304 matrix", path: p + "/matrix/15/5/" + ys, header: map[string]string{"If-None-Match": etag}, want: notModified},
+			{name: "invalid date", path: p + "/matrix/30/2/" + ys, want: invalidDate},
+			{name: "not found", path: p + "/nope", want: notFound},
+			{name: "method not allowed", method: http.MethodDelete, path: p + "/life-path/7", want: notAllowed},
+			{name: "preflight", method: http.MethodOptions, path: p + "/life-path/7", want: expect{status: 204}},
+		} {
+			c.name = ae + ": " + c.name
+			c.header = maps.Clone(c.header)
+			if c.header == nil {
+				c.header = map[string]string{}
+			}
+			maps.Copy(c.header, h)
+			cases = append(cases, c)
+		}
+	}
 	return cases
 }
 

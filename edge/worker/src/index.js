@@ -26,9 +26,11 @@ export default {
       console.error(`load ${EDGE_FILE}: ${err}`);
       return new Response(FALLBACK_BODY, {
         status: 500,
+        // As edge.json's 500 would be: identity-encoded, never transformed (design §4).
         headers: {
           "Content-Type": "application/json; charset=utf-8",
-          "Cache-Control": "no-store",
+          "Content-Encoding": "identity",
+          "Cache-Control": "no-store, no-transform",
           "Access-Control-Allow-Origin": "*",
         },
       });
