@@ -224,14 +224,16 @@ func TestVectors(t *testing.T) {
 	})
 }
 
-// keyOf parses a vector's key: an IPv4 address, or an IPv6 prefix of bits.
+// keyOf parses a vector's key: an IPv4 address, an IPv6 prefix of bits, or a whole address
+// (/128) of the local-use translation prefix.
 func keyOf(t *testing.T, s string, bits int) netip.Addr {
 	t.Helper()
 	if !strings.Contains(s, "/") {
 		return netip.MustParseAddr(s)
 	}
 	p := netip.MustParsePrefix(s)
-	if p.Bits() != bits || p.Masked() != p || p.String() != s {
+	whole := p.Bits() == 128 && netip.MustParsePrefix("64:ff9b:1::/48").Contains(p.Addr())
+	if p.Bits() != bits && !whole || p.Masked() != p || p.String() != s {
 		t.Fatalf("vector key %s: want a canonical /%d prefix", s, bits)
 	}
 	return p.Addr()
