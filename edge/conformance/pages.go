@@ -90,19 +90,7 @@ func (s *suite) pageCases() []pageCase {
 	notFound := ""
 	if has(manifest.NotFoundPage) {
 		notFound = manifest.NotFoundPage
-		cases = append(cases,
-			pageCase{name: "unknown page", path: "/no-such-page", status: 404, file: notFound},
-			pageCase{name: "unknown nested page", path: "/no/such/page.html", status: 404, file: notFound},
-			// Cloudflare redirects to the canonical encoding before it looks for the page.
-			pageCase{name: "unknown page, percent-encoded", path: "/no%2Dsuch-page", status: 307, location: "/no-such-page"},
-			// A "%" that starts no escape is a character of the name, canonically "%25".
-			pageCase{name: "unknown page, bad escape", path: "/no-such-page%zz", status: 307, location: "/no-such-page%25zz"},
-			pageCase{name: "unknown page, bad escape encoded", path: "/no-such-page%25zz", status: 404, file: notFound},
-			// The runtime's URL parser percent-encodes a raw UTF-8 name: its canonical form.
-			pageCase{name: "unknown page, raw UTF-8", path: "/no-such-page-\u00e9", status: 404, file: notFound},
-			pageCase{name: "unknown page, UTF-8 encoded", path: "/no-such-page-%C3%A9", status: 404, file: notFound},
-			pageCase{name: "unknown page, UTF-8 encoded in lowercase", path: "/no-such-page-%c3%a9", status: 307, location: "/no-such-page-%C3%A9"},
-		)
+		cases = append(cases, unknownPageCases(notFound)...)
 	}
 	// The files that configure the assets are never assets themselves.
 	for _, f := range []string{manifest.AssetsIgnoreFile, manifest.HeadersFile, "_redirects"} {
@@ -125,6 +113,23 @@ func (s *suite) pageCases() []pageCase {
 		)
 	}
 	return cases
+}
+
+// unknownPageCases are paths of no file, answered with the 404 page at their canonical
+// encoding (Cloudflare redirects any other spelling there before it looks for a page).
+func unknownPageCases(notFound string) []pageCase {
+	return []pageCase{
+		{name: "unknown page", path: "/no-such-page", status: 404, file: notFound},
+		{name: "unknown nested page", path: "/no/such/page.html", status: 404, file: notFound},
+		{name: "unknown page, percent-encoded", path: "/no%2Dsuch-page", status: 307, location: "/no-such-page"},
+		// A "%" that starts no escape is a character of the name, canonically "%25".
+		{name: "unknown page, bad escape", path: "/no-such-page%zz", status: 307, location: "/no-such-page%25zz"},
+		{name: "unknown page, bad escape encoded", path: "/no-such-page%25zz", status: 404, file: notFound},
+		// The runtime's URL parser percent-encodes a raw UTF-8 name: its canonical form.
+		{name: "unknown page, raw UTF-8", path: "/no-such-page-\u00e9", status: 404, file: notFound},
+		{name: "unknown page, UTF-8 encoded", path: "/no-such-page-%C3%A9", status: 404, file: notFound},
+		{name: "unknown page, UTF-8 encoded in lowercase", path: "/no-such-page-%c3%a9", status: 307, location: "/no-such-page-%C3%A9"},
+	}
 }
 
 // plainFile is a file at the tree's root that is served at its own name (llms.txt,

@@ -18,6 +18,35 @@ import (
 	"github.com/opennumerology/numerology/generator/manifest"
 )
 
+// fuzzSeeds are the first inputs of FuzzHandler, beside its corpus under testdata/fuzz.
+var fuzzSeeds = []struct{ method, target string }{
+	{"GET", "/api/public/matrix/05/1/2000"},
+	{"GET", "/api/public/matrix/29/2/1900"},
+	{"HEAD", "/api/public/life-path/011/"},
+	{"OPTIONS", "/api/public/x"},
+	{"POST", "/api/public/matrix"},
+	{"GET", "/api/public/matrix/%2e%2e/%2e%2e/%2e%2e/manifest.json"},
+	{"GET", "/api/public/../../../../etc/passwd"},
+	{"GET", "/..%2f..%2f..%2fetc/passwd"},
+	{"GET", "/%2e%2e/%2e%2e/etc/passwd"},
+	{"GET", "/api\\public\\matrix\\1\\1\\2000"},
+	{"GET", "/index.html%00.json"},
+	{"GET", "/api/public/matrix/1/1/2000\x00"},
+	{"GET", "/" + strings.Repeat("a/", 5000)},
+	{"GET", "http://example.org/api/public/life-path?x"},
+	{"GET", "*"},
+	{"GET", "//api/public"},
+	{"BREW", "/api/public/matrix/1/1/1950"},
+	{"GET", "/manifest.json"},
+	{"GET", "/api/public/edge.json"},
+	{"GET", "/api/public/%"},
+	{"GET", "/api/public/matrix/%zz/1/2000"},
+	{"OPTIONS", "/api/public/arcana/%"},
+	{"GET", "/api/public/arcana/1#%zz"},
+	{"GET", "/no-such-page%zz?q=%"},
+	{"GET", "/arcana/\xc3\xa9"},
+}
+
 // FuzzHandler sends any method and raw request target to the handler of a small tree and
 // checks that the answer is one of the contract's statuses, that 500 comes only from a
 // valid route whose file the tree lacks, that a 200 body is the tree's file, and that no
@@ -27,33 +56,7 @@ import (
 // the same tree: its answer must be the handler's (status, body, ETag, Location), bad
 // percent-escapes included. The corpus is under testdata/fuzz.
 func FuzzHandler(f *testing.F) {
-	for _, seed := range []struct{ method, target string }{
-		{"GET", "/api/public/matrix/05/1/2000"},
-		{"GET", "/api/public/matrix/29/2/1900"},
-		{"HEAD", "/api/public/life-path/011/"},
-		{"OPTIONS", "/api/public/x"},
-		{"POST", "/api/public/matrix"},
-		{"GET", "/api/public/matrix/%2e%2e/%2e%2e/%2e%2e/manifest.json"},
-		{"GET", "/api/public/../../../../etc/passwd"},
-		{"GET", "/..%2f..%2f..%2fetc/passwd"},
-		{"GET", "/%2e%2e/%2e%2e/etc/passwd"},
-		{"GET", "/api\\public\\matrix\\1\\1\\2000"},
-		{"GET", "/index.html%00.json"},
-		{"GET", "/api/public/matrix/1/1/2000\x00"},
-		{"GET", "/" + strings.Repeat("a/", 5000)},
-		{"GET", "http://example.org/api/public/life-path?x"},
-		{"GET", "*"},
-		{"GET", "//api/public"},
-		{"BREW", "/api/public/matrix/1/1/1950"},
-		{"GET", "/manifest.json"},
-		{"GET", "/api/public/edge.json"},
-		{"GET", "/api/public/%"},
-		{"GET", "/api/public/matrix/%zz/1/2000"},
-		{"OPTIONS", "/api/public/arcana/%"},
-		{"GET", "/api/public/arcana/1#%zz"},
-		{"GET", "/no-such-page%zz?q=%"},
-		{"GET", "/arcana/\xc3\xa9"},
-	} {
+	for _, seed := range fuzzSeeds {
 		f.Add(seed.method, seed.target)
 	}
 	dir := sharedTree(f)

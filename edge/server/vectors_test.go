@@ -87,37 +87,9 @@ func TestVectors(t *testing.T) {
 	t.Cleanup(func() { h.Close() })
 	files := m.Index()
 	addr := strings.TrimPrefix(startServer(t, h), "http://")
-	// send sends a raw request to serve's real listener (bad percent-escapes reach the
-	// handler only through it) and reads the answer.
 	send := func(t *testing.T, target string, header map[string]string) *httptest.ResponseRecorder {
 		t.Helper()
-		raw := "GET " + target + " HTTP/1.1\r\nHost: numerology.example\r\nConnection: close\r\n"
-		for k, v := range header {
-			raw += k + ": " + v + "\r\n"
-		}
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(10 * time.Second))
-		if _, err := io.WriteString(c, raw+"\r\n"); err != nil {
-			t.Fatal(err)
-		}
-		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-		if err != nil {
-			t.Fatalf("GET %q: %v", target, err)
-		}
-		defer resp.Body.Close()
-		w := httptest.NewRecorder()
-		w.Code = resp.StatusCode
-		for k, v := range resp.Header {
-			w.Header()[k] = v
-		}
-		if _, err := io.Copy(w.Body, resp.Body); err != nil {
-			t.Fatalf("GET %q: %v", target, err)
-		}
-		return w
+		return sendRaw(t, addr, target, header)
 	}
 	expectFile := func(t *testing.T, w *httptest.ResponseRecorder, file string) {
 		t.Helper()
@@ -237,4 +209,37 @@ func keyOf(t *testing.T, s string, bits int) netip.Addr {
 		t.Fatalf("vector key %s: want a canonical /%d prefix", s, bits)
 	}
 	return p.Addr()
+}
+
+// sendRaw sends a GET of a raw target to serve's real listener at addr (bad percent-escapes
+// reach the handler only through it) and reads the answer into a recorder.
+func sendRaw(t *testing.T, addr, target string, header map[string]string) *httptest.ResponseRecorder {
+	t.Helper()
+	raw := "GET " + target + " HTTP/1.1\r\nHost: numerology.example\r\nConnection: close\r\n"
+	for k, v := range header {
+		raw += k + ": " + v + "\r\n"
+	}
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(c, raw+"\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("GET %q: %v", target, err)
+	}
+	defer resp.Body.Close()
+	w := httptest.NewRecorder()
+	w.Code = resp.StatusCode
+	for k, v := range resp.Header {
+		w.Header()[k] = v
+	}
+	if _, err := io.Copy(w.Body, resp.Body); err != nil {
+		t.Fatalf("GET %q: %v", target, err)
+	}
+	return w
 }
