@@ -66,7 +66,7 @@ func (r *targetReader) read(c net.Conn, p []byte) (int, error) {
 				r.raw = r.raw || len(pending) >= maxHead
 				r.hand(pending) // the head will not be complete: net/http says why
 			default:
-				if err := r.fill(c, p); err != nil {
+				if err := r.fill(c); err != nil {
 					return 0, err
 				}
 			}
@@ -84,7 +84,11 @@ func (r *targetReader) read(c net.Conn, p []byte) (int, error) {
 			return n, err
 		default:
 			r.release()
-			if err := r.fill(c, p); err != nil {
+			n, err := c.Read(p)
+			if err == nil && wholeHead(p[:n]) {
+				return n, nil // the common case: handed on where it lies
+			}
+			if err := r.stash(p[:n], err); err != nil {
 				return 0, err
 			}
 		}
@@ -92,6 +96,36 @@ func (r *targetReader) read(c net.Conn, p []byte) (int, error) {
 	n := copy(p, r.out)
 	r.out = r.out[n:]
 	return n, nil
+}
+
+// wholeHead reports whether b is one whole request head that needs no change, and nothing
+// more.
+func wholeHead(b []byte) bool {
+	if len(b) == 0 || b[0] == '\r' || b[0] == '\n' || headEnd(b) != len(b) {
+		return false
+	}
+	out, body, raw := fixHead(b)
+	return &out[0] == &b[0] && body == 0 && !raw
+}
+
+// stash keeps b, read from the connection with err, as the pending bytes. It returns a
+// timeout; any other error ends the connection (r.end), returned once all was handed on.
+func (r *targetReader) stash(b []byte, err error) error {
+	if len(b) > 0 {
+		if r.buf == nil {
+			r.buf, r.off = headBufs.Get().(*[]byte), 0
+		}
+		*r.buf = append(*r.buf, b...)
+	}
+	var ne net.Error
+	switch {
+	case err == nil:
+	case errors.As(err, &ne) && ne.Timeout():
+		return err
+	default:
+		r.end = err
+	}
+	return nil
 }
 
 // pending returns the bytes read and not yet handed on.
@@ -111,39 +145,19 @@ func (r *targetReader) hand(b []byte) {
 	}
 }
 
-// fill reads more of the connection into the pending bytes. It returns a timeout; any
-// other error ends the connection (r.end). Without bytes pending it reads into p, net/http's
-// own buffer, so that a connection waiting for its next request holds no buffer of ours.
-func (r *targetReader) fill(c net.Conn, p []byte) error {
-	var n int
-	var err error
-	if r.buf == nil {
-		n, err = c.Read(p)
-		if n > 0 {
-			r.buf, r.off = headBufs.Get().(*[]byte), 0
-			*r.buf = append((*r.buf)[:0], p[:n]...)
-		}
-	} else {
-		b := *r.buf
-		if r.off > 0 { // only ever with nothing handed on still in b: compact
-			b = b[:copy(b, b[r.off:])]
-			r.off = 0
-		}
-		if cap(b)-len(b) < 1<<10 {
-			b = append(b, make([]byte, 4<<10)...)[:len(b)]
-		}
-		n, err = c.Read(b[len(b):cap(b)])
-		*r.buf = b[:len(b)+n]
+// fill reads more of the connection into the pending bytes (see stash).
+func (r *targetReader) fill(c net.Conn) error {
+	b := *r.buf
+	if r.off > 0 { // only ever with nothing handed on still in b: compact
+		b = b[:copy(b, b[r.off:])]
+		r.off = 0
 	}
-	var ne net.Error
-	switch {
-	case err == nil:
-	case errors.As(err, &ne) && ne.Timeout():
-		return err
-	default:
-		r.end = err
+	if cap(b)-len(b) < 1<<10 {
+		b = append(b, make([]byte, 4<<10)...)[:len(b)]
 	}
-	return nil
+	n, err := c.Read(b[len(b):cap(b)])
+	*r.buf = b[:len(b)+n]
+	return r.stash(nil, err)
 }
 
 // release gives the buffer back; nothing is pending in it.
@@ -200,13 +214,20 @@ func headEnd(b []byte) int {
 
 // fixHead returns the head net/http is to read for head, the body bytes that follow it
 // and whether the reading of heads ends with it (Transfer-Encoding, or a Content-Length
-// net/http refuses). head is returned itself when it needs no change.
+// net/http refuses). head is returned itself, with nothing allocated, when it needs no
+// change.
 func fixHead(head []byte) (out []byte, body int64, raw bool) {
-	lines := bytes.SplitAfter(head, []byte("\n"))
-	target, fixed := fixTarget(lines[0])
-	var clen [][]byte
-	dropped := false
-	for _, l := range lines[1:] {
+	nl := bytes.IndexByte(head, '\n') + 1
+	target, fixed := fixTarget(head[:nl])
+	var clen []byte
+	lengths, dropped := 0, false
+	for rest := head[nl:]; len(rest) > 0; {
+		l := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			l, rest = rest[:i+1], rest[i+1:]
+		} else {
+			rest = nil
+		}
 		name, value, ok := bytes.Cut(bytes.TrimRight(l, "\r\n"), []byte(":"))
 		switch {
 		case !ok:
@@ -215,34 +236,41 @@ func fixHead(head []byte) (out []byte, body int64, raw bool) {
 		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
 			raw = true
 		case bytes.EqualFold(name, []byte("Content-Length")):
-			clen = append(clen, bytes.Trim(value, " \t"))
+			clen, lengths = bytes.Trim(value, " \t"), lengths+1
 		}
 	}
 	switch {
 	case raw:
-	case len(clen) == 1 && len(clen[0]) > 0 && len(clen[0]) <= 18 && allDigits(clen[0]):
-		body, _ = strconv.ParseInt(string(clen[0]), 10, 64)
-	case len(clen) > 0:
+	case lengths == 1 && len(clen) > 0 && len(clen) <= 18 && allDigits(clen):
+		body, _ = strconv.ParseInt(string(clen), 10, 64)
+	case lengths > 0:
 		raw = true
 	}
 	if fixed == nil && !dropped {
 		return head, body, raw
 	}
-	out = make([]byte, 0, len(head)+len(target)+len(RawTargetHeader)+8)
+	return rewriteHead(head, nl, target, fixed), body, raw
+}
+
+// rewriteHead is head (whose request line is head[:nl]) with the fixed request line and
+// RawTargetHeader holding target when fixed is not nil, and without a client's own
+// RawTargetHeader lines.
+func rewriteHead(head []byte, nl int, target, fixed []byte) []byte {
+	out := make([]byte, 0, len(head)+len(target)+len(RawTargetHeader)+8)
 	if fixed != nil {
 		out = append(out, fixed...)
 		out = append(out, RawTargetHeader+": "...)
 		out = append(out, target...)
 		out = append(out, "\r\n"...)
 	} else {
-		out = append(out, lines[0]...)
+		out = append(out, head[:nl]...)
 	}
-	for _, l := range lines[1:] {
+	for _, l := range bytes.SplitAfter(head[nl:], []byte("\n")) {
 		if name, _, ok := bytes.Cut(l, []byte(":")); !ok || !bytes.EqualFold(name, []byte(RawTargetHeader)) {
 			out = append(out, l...)
 		}
 	}
-	return out, body, raw
+	return out
 }
 
 // fixTarget returns the target of a request line and, when net/http would refuse the
