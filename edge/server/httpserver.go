@@ -28,7 +28,7 @@ type ServerOptions struct {
 	// address as the rate limit keys it (ClientKey with IPv6Bits); 0 means no such bound
 	// (behind a proxy, where every connection comes from the proxy).
 	MaxClientConns int
-	IPv6Bits       int
+	IPv6Bits       int // 64 when not in 1–128
 	// Logger receives net/http's errors and the connection limit's warnings; nil discards.
 	Logger *slog.Logger
 }
@@ -50,6 +50,9 @@ func NewHTTPServer(h http.Handler, opts ServerOptions) *HTTPServer {
 	}
 	conns := NewConnLimit(opts.MaxConns, log)
 	conns.perClient, conns.ipv6Bits = opts.MaxClientConns, opts.IPv6Bits
+	if conns.ipv6Bits <= 0 || conns.ipv6Bits > 128 {
+		conns.ipv6Bits = 64 // as the handler's limiter: a /64 a client
+	}
 	return &HTTPServer{
 		Server: &http.Server{
 			Handler:           h,
