@@ -8,7 +8,6 @@ package server
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -290,12 +289,6 @@ func (h *Handler) readRecord(t *tree, e *entry) ([]byte, fileID, error) {
 // bodyBufs are the buffers cached bodies are decoded into, one per answer in flight; a body
 // that does not fit gets a buffer of its own.
 var bodyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
-
-// etagOf is the strong ETag of body.
-func etagOf(body []byte) []string {
-	sum := sha256.Sum256(body)
-	return []string{manifest.ETag(hex.EncodeToString(sum[:]))}
-}
 
 // writeError writes a prebuilt error answer. The tree holds every key a route or the edge
 // can name (the config is checked when the tree is loaded); any other is a 500.

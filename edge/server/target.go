@@ -9,9 +9,9 @@ import (
 	"sync"
 )
 
-// Request targets with a bad percent-escape ("/api/public/%", "/matrix/%zz/1/2000",
-// "/arcana/1#%zz") are refused by net/http before any handler runs: a plain-text 400 without
-// CORS that no limit counts. The Workers runtime hands them to the worker, which routes them
+// Request targets with a bad percent-escape ("/api/public/%", "/api/public/x/%zz/1/2000",
+// "/api/public/x/1#%zz") are refused by net/http before any handler runs: a plain-text 400
+// without CORS that no limit counts. The Workers runtime hands them to the worker, which routes them
 // by docs/design.md §3 like any other path. So serve reads each request head before net/http
 // does (targetReader, on every connection of its listener): a target net/http would refuse
 // for its escapes is handed on with each bad "%" written "%25", and the target as the client
