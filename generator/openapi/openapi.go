@@ -312,6 +312,7 @@ func (b *Builder) buildHeaders() {
 		"X-API-License":                 "Лицензия данных (SPDX)",
 		"X-Content-Type-Options":        "Запрет угадывания типа содержимого",
 		"Cache-Control":                 "Правила кеширования",
+		"Content-Encoding":              "Тело не сжато: его байты — те, чей sha256 в ETag",
 		"Allow":                         "Поддерживаемые методы",
 	}
 	sets := []map[string]string{h.Common, h.Preflight, h.NotModified}

@@ -26,9 +26,11 @@ export default {
       console.error(`load ${EDGE_FILE}: ${err}`);
       return new Response(FALLBACK_BODY, {
         status: 500,
+        // As edge.json's 500 would be: identity-encoded, never transformed (design §4).
         headers: {
           "Content-Type": "application/json; charset=utf-8",
-          "Cache-Control": "no-store",
+          "Content-Encoding": "identity",
+          "Cache-Control": "no-store, no-transform",
           "Access-Control-Allow-Origin": "*",
         },
       });
@@ -346,9 +348,12 @@ async function overLimit(request, env, cfg) {
 // clientKey returns the rate-limit key of the client an address header names
 // (docs/design.md §3), as the Go server's headerClientKey does: its last comma-separated
 // element, OWS trimmed, an IP address with or without a port ("192.0.2.1:443",
-// "[2001:db8::1]:443"). An IPv4 client, also written as an IPv4-mapped (::ffff:0:0/96) or
-// NAT64 (64:ff9b::/96) address, is keyed by its IPv4 address; any other IPv6 client by its
-// first `bits` bits, zone dropped ("2001:db8:1:2::/64", RFC 5952). null: not an address.
+// "[2001:db8::1]:443"). An IPv4 client, also written as an IPv4-mapped (::ffff:0:0/96),
+// NAT64 (64:ff9b::/96) or SIIT (::ffff:0:0:0/96) address, is keyed by its IPv4 address; an
+// address of the local-use translation prefix 64:ff9b:1::/48, where the IPv4 address sits
+// where the operator's prefix length puts it, by the whole address ("/128"); any other IPv6
+// client by its first `bits` bits, zone dropped ("2001:db8:1:2::/64", RFC 5952). null: not
+// an address.
 function clientKey(value, bits) {
   const s = trimOWS(value.slice(value.lastIndexOf(",") + 1));
   let a = parseIP(s);
@@ -366,8 +371,14 @@ function clientKey(value, bits) {
     return null;
   }
   const zero = (from, to) => a.slice(from, to).every((g) => g === 0);
-  if (a.length === 8 && ((zero(0, 5) && a[5] === 0xffff) || (a[0] === 0x64 && a[1] === 0xff9b && zero(2, 6)))) {
+  const mapped = zero(0, 5) && a[5] === 0xffff;
+  const siit = zero(0, 4) && a[4] === 0xffff && a[5] === 0;
+  const nat64 = a[0] === 0x64 && a[1] === 0xff9b && zero(2, 6);
+  if (a.length === 8 && (mapped || siit || nat64)) {
     a = [a[6] >> 8, a[6] & 255, a[7] >> 8, a[7] & 255];
+  }
+  if (a.length === 8 && a[0] === 0x64 && a[1] === 0xff9b && a[2] === 1) {
+    bits = 128;
   }
   if (a.length === 4) {
     return a.join(".");
