@@ -50,6 +50,25 @@ fi
 # A cache folder that cannot be made means installing in place.
 [ "$cache" = off ] || mkdir -p "$cache" 2>/dev/null || cache=off
 
+# npm_ci DIR installs DIR's packages from its lock file. A registry connection reset or cut
+# mid-download (ECONNRESET, which a CI run has met) is retried: npm's own fetch retries
+# first, then the whole install, three times in all, a little later each time; a lock file
+# that cannot be installed still fails, on the third try.
+npm_ci() {
+	local try
+	for try in 1 2 3; do
+		if npm ci --prefix "$1" --no-audit --no-fund --loglevel=error \
+			--fetch-retries=5 --fetch-retry-mintimeout=2000 --fetch-retry-maxtimeout=20000 --fetch-timeout=60000; then
+			return 0
+		fi
+		[ "$try" -lt 3 ] || break
+		echo "test-tools: npm ci in $1 failed (try $try of 3); trying again in $((try * 5)) s" >&2
+		sleep $((try * 5))
+		rm -rf "$1/node_modules"
+	done
+	return 1
+}
+
 install() {
 	local dir=$1 key entry tmp
 	if [ -d "$dir/node_modules" ] && [ ! -L "$dir/node_modules" ] &&
@@ -60,7 +79,7 @@ install() {
 	if [ "$cache" = off ]; then
 		echo "test-tools: npm ci in $dir/"
 		rm -f "$dir/node_modules" 2>/dev/null || true # a link to the cache
-		npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error
+		npm_ci "$dir"
 		return
 	fi
 	key=$({ cat "$dir/package-lock.json"; uname -sm; } | sha256sum | cut -c1-32)
@@ -69,7 +88,7 @@ install() {
 		echo "test-tools: npm ci for $dir/ (into the cache, once per lock file)"
 		tmp=$(mktemp -d "$cache/.install-XXXXXX")
 		cp "$dir/package.json" "$dir/package-lock.json" "$tmp/"
-		if ! npm ci --prefix "$tmp" --no-audit --no-fund --loglevel=error; then
+		if ! npm_ci "$tmp"; then
 			rm -rf "$tmp"
 			return 1
 		fi
