@@ -84,6 +84,12 @@ install() {
 	fi
 	key=$({ cat "$dir/package-lock.json"; uname -sm; } | sha256sum | cut -c1-32)
 	entry=$cache/$key
+	# An entry whose packages are gone (an npm ci run by hand in a project whose node_modules
+	# is the link empties the entry it points to) is installed again.
+	if [ -f "$entry/.complete" ] && [ ! -f "$entry/node_modules/.package-lock.json" ]; then
+		echo "test-tools: the cached packages of $dir/ are incomplete: installing them again"
+		rm -rf "$entry"
+	fi
 	if [ ! -f "$entry/.complete" ]; then
 		echo "test-tools: npm ci for $dir/ (into the cache, once per lock file)"
 		tmp=$(mktemp -d "$cache/.install-XXXXXX")

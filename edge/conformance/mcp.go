@@ -380,15 +380,25 @@ func (s *suite) testMCPTools(t *testing.T, c manifest.MCPConfig) {
 	for _, r := range s.m.Edge.Routes {
 		routes[r.Name] = r
 	}
-	call := func(t *testing.T, name string, args any) toolResult {
+	// callID calls a tool with a request id and returns the answer's result, checking that
+	// the answer carries that id.
+	callID := func(t *testing.T, id any, name string, args any) (toolResult, json.RawMessage) {
 		t.Helper()
-		b, h := modern(name, "tools/call", map[string]any{"name": name, "arguments": args})
+		b, h := modern(id, "tools/call", map[string]any{"name": name, "arguments": args})
 		r := s.mcpSend(t, http.MethodPost, b, h, "")
 		a := s.decodeRPC(t, name, r, c)
 		var res toolResult
 		if r.status != 200 || a.Error != nil || json.Unmarshal(a.Result, &res) != nil || res.ResultType != "complete" || len(res.Content) == 0 {
 			t.Fatalf("tools/call %s %v: %d %.300s", name, args, r.status, r.body)
 		}
+		if wantID, _ := json.Marshal(id); a.ID == nil || !bytes.Equal(*a.ID, wantID) {
+			t.Errorf("tools/call %s %v with id %s: the answer's id is %s", name, args, wantID, ptrString(a.ID))
+		}
+		return res, a.Result
+	}
+	call := func(t *testing.T, name string, args any) toolResult {
+		t.Helper()
+		res, _ := callID(t, name, name, args)
 		return res
 	}
 	for _, tool := range c.Tools {
@@ -403,7 +413,12 @@ func (s *suite) testMCPTools(t *testing.T, c manifest.MCPConfig) {
 			}
 			for _, vals := range s.sampleValues(r)[:min(3, len(s.sampleValues(r)))] {
 				args := toolArgs(tool, r, vals)
-				res := call(t, tool.Name, args)
+				res, first := callID(t, tool.Name, tool.Name, args)
+				// The same call again, with another id, gets the same result under its own
+				// id (the worker keeps the results of one-file-a-value routes).
+				if _, again := callID(t, 7, tool.Name, args); !bytes.Equal(again, first) {
+					t.Errorf("%v: a second call's result differs from the first's:\n%.300s\n%.300s", args, again, first)
+				}
 				want := s.rowExpect(r, vals)
 				if want.status != 200 {
 					if !res.IsError || res.Content[0].Text != s.m.Edge.Errors[want.errKey].Body {

@@ -815,12 +815,48 @@ async function mcpCall(request, env, cfg, s, id, tool, args) {
   if (m.error) {
     return toolResult(id, s, true, false, cfg.errors[m.error].body);
   }
+  const key = m.route.packed ? null : tool.route.name + "\n" + path;
+  const kept = key === null ? undefined : toolResults.get(key);
+  if (kept !== undefined) {
+    return rpcResultBytes(id, kept);
+  }
   const bytes = await recordOf(env, request.url, m.route, m.params);
   if (bytes === null) {
     return toolResult(id, s, true, false, cfg.errors[cfg.edge_errors.internal].body);
   }
-  return toolResult(id, s, false, tool.structured, UTF8.decode(bytes));
+  const result = toolResultJSON(s, false, tool.structured, UTF8.decode(bytes));
+  if (key === null) {
+    return rpcResult(id, result);
+  }
+  const encoded = UTF8_ENCODER.encode(result);
+  if (toolResultsBytes + encoded.length <= TOOL_RESULTS_MAX) {
+    toolResults.set(key, encoded);
+    toolResultsBytes += encoded.length;
+  }
+  return rpcResultBytes(id, encoded);
 }
+
+const UTF8_ENCODER = new TextEncoder();
+
+// rpcResultBytes is rpcResult around a result already encoded as UTF-8: the answer's bytes.
+function rpcResultBytes(id, result) {
+  const head = UTF8_ENCODER.encode('{"jsonrpc":"2.0","id":' + JSON.stringify(id) + ',"result":');
+  const body = new Uint8Array(head.length + result.length + 1);
+  body.set(head);
+  body.set(result, head.length);
+  body[body.length - 1] = 0x7d; // }
+  return { status: 200, body };
+}
+
+// toolResults keeps, per isolate, the result JSON (UTF-8) of the tools whose route is one file a
+// value (meanings, lists, a number's record, a pair's): the same few files are asked for
+// again and again, and the largest (the chart's meanings) costs milliseconds of CPU to decode
+// and quote into a result. The files of a deployed version never change, so nothing expires;
+// the space is bounded, and a result past it is built each time. Date routes, one line of a
+// month file a date, are not kept.
+const toolResults = new Map();
+let toolResultsBytes = 0;
+const TOOL_RESULTS_MAX = 16 << 20; // bytes: 16 MiB of the isolate's 128 MB at most
 
 const UTF8 = new TextDecoder();
 
@@ -873,6 +909,11 @@ function toolPath(cfg, tool, args) {
 // structured tool's record, the same record as structuredContent; an error (the route's
 // error body, the rate limit's) has isError and more text items.
 function toolResult(id, s, isError, structured, body, ...more) {
+  return rpcResult(id, toolResultJSON(s, isError, structured, body, ...more));
+}
+
+// toolResultJSON is toolResult's result member, as JSON.
+function toolResultJSON(s, isError, structured, body, ...more) {
   let r = '{"content":[{"type":"text","text":' + JSON.stringify(body) + "}";
   for (const m of more) {
     r += ',{"type":"text","text":' + JSON.stringify(m) + "}";
@@ -884,7 +925,7 @@ function toolResult(id, s, isError, structured, body, ...more) {
   } else {
     r += '],"isError":false';
   }
-  return rpcResult(id, r + ',"resultType":"complete","_meta":' + s.meta + "}");
+  return r + ',"resultType":"complete","_meta":' + s.meta + "}";
 }
 
 // originAllowed applies docs/mcp.md's Origin rule, as the Go server's originAllowed does: no
