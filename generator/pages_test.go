@@ -257,7 +257,8 @@ func escapeText(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace(s)
 }
 
-// TestLLMsTxt checks the llmstxt.org shape: a title, a summary quote, sections of links.
+// TestLLMsTxt checks the llmstxt.org shape: a title, a summary quote, sections of links,
+// the MCP endpoint among them (docs/mcp.md).
 func TestLLMsTxt(t *testing.T) {
 	s, tree := sharedTree(t)
 	b, err := os.ReadFile(filepath.Join(tree, LLMsFile))
@@ -276,10 +277,24 @@ func TestLLMsTxt(t *testing.T) {
 		"## API", "## Docs", "## Dataset", "## Optional",
 		"](" + s.APIBase + ")", "](" + s.APIBase + "/openapi.json)", "](" + s.APIBase + "/matrix/15/5/1990)",
 		"](" + s.SiteURL + "/downloads/" + DatasetBaseName + ".tar.gz)", "Retry-After",
+		"## MCP", "[" + s.SiteURL + manifest.MCPPath + "](" + s.SiteURL + manifest.MCPPath + ")", "`numerology mcp --dir out`",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("llms.txt lacks %q", want)
 		}
+	}
+}
+
+// TestHomeNamesMCP checks that the home page names the MCP endpoint by its full address,
+// as index.json's "mcp" does (TestGolden pins that).
+func TestHomeNamesMCP(t *testing.T) {
+	s, tree := sharedTree(t)
+	b, err := os.ReadFile(filepath.Join(tree, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "<code>" + s.SiteURL + manifest.MCPPath + "</code>"; !strings.Contains(string(b), want) {
+		t.Errorf("index.html lacks the MCP endpoint %s", want)
 	}
 }
 
