@@ -106,7 +106,7 @@ func (s *Site) errorSpecs() []errorSpec {
 			Error: "Invalid date", Status: 400,
 			Message: fmt.Sprintf("Дата не распознана. Укажите существующую дату с 01.01.%d по 31.12.%d тремя числами: {день}/{месяц}/{год}, например %s или %s.",
 				rules.FirstYear, rules.LastYear, s.SiteURL+RoutePath(manifest.RouteMatrix, 15, 5, 1990), s.SiteURL+RoutePath(manifest.RouteLifePathDate, 15, 5, 1990)),
-		}, "InvalidDate", fmt.Sprintf("Неверная или несуществующая дата, год вне %d–%d или неверный формат адреса", rules.FirstYear, rules.LastYear),
+		}, "InvalidDate", fmt.Sprintf("Несуществующая дата, год вне %d–%d или неверный формат адреса", rules.FirstYear, rules.LastYear),
 			fmt.Sprintf("такой даты нет в календаре, год вне диапазона %d–%d или адрес с датой в неверном формате", rules.FirstYear, rules.LastYear)},
 		{manifest.ErrNumberNotFound, dir + "number-not-found.json", ErrorBody{
 			Error: "Number not found", Status: 404,

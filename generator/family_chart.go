@@ -55,7 +55,7 @@ func chartFamily() []routeUnit {
 			Params: dateParams(), Packed: &manifest.Packed{File: "api/public/chart-months/{year}/{month}.jsonl", Line: "day"},
 			Error: manifest.ErrInvalidDate, RateLimited: true,
 			Summary:     "Полная карта матрицы судьбы для даты рождения",
-			Description: fmt.Sprintf("Полная карта матрицы судьбы (метод Н. Ладини) для даты рождения с %d по %d год: 28 точек звезды, денежный канал и канал отношений, восемь предназначений, кармический хвост, таланты, карта чакр и линия возраста — номерами арканов", rules.FirstYear, rules.LastYear),
+			Description: fmt.Sprintf("Полная карта матрицы судьбы (метод Н. Ладини) для даты рождения с %d по %d год: 28 точек звезды, денежный канал и канал отношений, восемь предназначений, кармический хвост, линия талантов, карта чакр и линия возраста — номерами арканов", rules.FirstYear, rules.LastYear),
 			English:     "the full destiny-matrix chart (N. Ladini's method) of a birth date, " + yearsLabel() + ": the octagram's 28 points, the money and love channels, eight purposes, the karmic tail, talents, the chakra map and the age line, as arcana numbers",
 			Example:     p + "/chart/11/7/1996",
 			OperationID: "getChart", Tag: "chart",
@@ -463,7 +463,7 @@ func chartTable() Table {
 		Name:        "chart",
 		Title:       "Full destiny-matrix chart of every birth date",
 		Description: "One row per date: the octagram's 28 points, the channels, the purposes, the karmic tail, the talents and the chakra map with its totals, each an arcanum 1–22, as in api/public/chart/{day}/{month}/{year}.json (method " + rules.ChartMethod + "). The age line is in the JSON records; the texts are in api/public/chart/meanings.json.",
-		Russian:     "полная карта матрицы судьбы для каждой даты: дата ISO, день, месяц, год, 28 точек, каналы, предназначения, кармический хвост, таланты и карта чакр с итогами — номерами арканов",
+		Russian:     "полная карта матрицы судьбы для каждой даты: дата ISO, день, месяц, год, 28 точек, каналы, предназначения, кармический хвост, линия талантов и карта чакр с итогами — номерами арканов",
 		Fields:      fields,
 		PrimaryKey:  []string{"date"},
 		Rows: func(vals []int, body []byte) ([][]string, error) {

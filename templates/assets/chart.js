@@ -287,7 +287,7 @@
     if (input && /^\d{4}-\d{2}-\d{2}$/.test(raw)) input.value = raw;
     var p = parse(raw);
     if (p.error) {
-      show("bad-date", "Такой даты нет", p.error + " Выберите дату в форме выше.");
+      show("bad-date", "Не получилось построить карту", p.error + " Выберите дату в форме выше.");
       return;
     }
     var rec = localRecord(p);
