@@ -222,7 +222,7 @@ func mcpDescription(r manifest.Route) string {
 
 // mcpInstructions tells the model what the server offers.
 func (s *Site) mcpInstructions() string {
-	return fmt.Sprintf("%s: read-only numerology data in Russian (life path numbers and their compatibility, the destiny matrix, the Pythagoras square, the 22 major arcana) for birth dates from %d-01-01 to %d-12-31. "+
+	return fmt.Sprintf("%s: read-only numerology data in Russian (life path numbers and their compatibility, the destiny matrix and its full chart, the Pythagoras square, the 22 major arcana) for birth dates from %d-01-01 to %d-12-31. "+
 		"Each tool returns the API's record as JSON; dates are YYYY-MM-DD. The data is CC BY 4.0: credit it with the record's attribution or suggested_citation. %s",
 		s.Content.Site.Title, rules.FirstYear, rules.LastYear, s.Content.Site.DisclaimerEN)
 }
