@@ -61,25 +61,26 @@
     apiStatus.className = "api-status" + (kind === "rate-limit" || kind === "server" || kind === "network" ? " notice-error" : "");
   }
 
-  // parse checks the format, the calendar and the range; it returns {d, m, y} or an error text.
+  // parse checks the format, the calendar and the range; it returns {d, m, y} or an error's
+  // heading and text, headed by its kind as on the matrix's page.
   function parse(s) {
     // Also accept the Russian DD.MM.YYYY that people type where the browser has no date picker.
     var ru = /^(\d{1,2})\.(\d{1,2})\.(\d{4})$/.exec(s);
     if (ru) s = ru[3] + "-" + pad(+ru[2]) + "-" + pad(+ru[1]);
     var m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
     if (!m) {
-      return { error: "Не получилось прочитать дату «" + s + "». Нужен формат ГГГГ-ММ-ДД, например 1996-07-11." };
+      return { heading: "Не получилось прочитать дату", error: "Не получилось прочитать дату «" + s + "». Нужен формат ГГГГ-ММ-ДД, например 1996-07-11." };
     }
     var y = +m[1], mo = +m[2], d = +m[3];
     if (mo < 1 || mo > 12) {
-      return { error: "Даты " + m[3] + "." + m[2] + "." + m[1] + " нет в календаре: месяцев всего двенадцать." };
+      return { heading: "Такой даты нет", error: "Даты " + m[3] + "." + m[2] + "." + m[1] + " нет в календаре: месяцев всего двенадцать." };
     }
     var days = daysIn(mo, y);
     if (d < 1 || d > days) {
-      return { error: "Даты " + m[3] + "." + m[2] + "." + m[1] + " нет в календаре: в " + monthsIn[mo - 1] + " " + y + " года " + days + " " + (days === 31 ? "день" : "дней") + "." };
+      return { heading: "Такой даты нет", error: "Даты " + m[3] + "." + m[2] + "." + m[1] + " нет в календаре: в " + monthsIn[mo - 1] + " " + y + " года " + days + " " + (days === 31 ? "день" : "дней") + "." };
     }
     if (y < data.firstYear || y > data.lastYear) {
-      return { error: "Карта рассчитывается для дат с 01.01." + data.firstYear + " по 31.12." + data.lastYear + ", а " + ruDate(d, mo, y) + " в этот промежуток не входит." };
+      return { heading: "Год вне диапазона " + data.firstYear + "–" + data.lastYear, error: "Карта рассчитывается для дат с 01.01." + data.firstYear + " по 31.12." + data.lastYear + ", а " + ruDate(d, mo, y) + " в этот промежуток не входит." };
     }
     return { d: d, m: mo, y: y };
   }
@@ -287,7 +288,7 @@
     if (input && /^\d{4}-\d{2}-\d{2}$/.test(raw)) input.value = raw;
     var p = parse(raw);
     if (p.error) {
-      show("bad-date", "Не получилось построить карту", p.error + " Выберите дату в форме выше.");
+      show("bad-date", p.heading, p.error + " Выберите дату в форме выше.");
       return;
     }
     var rec = localRecord(p);
