@@ -19,6 +19,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"github.com/opennumerology/numerology/content"
+	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/rules"
 )
 
@@ -641,6 +642,68 @@ func BenchmarkChartEncoder(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		if buf, err = enc.Append(buf[:0], 1+i%28, 1+i%12, 1900+i%201); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestChartRecordAgreesWithMatrix renders the matrix's and the chart's record of every date
+// (a sample under -short) as the routes write them and checks that the chart holds the
+// matrix's twelve positions where docs/design.md §15 says, field by field in the JSON: a
+// wrong mapping in either encoder fails here, not only a wrong rule.
+func TestChartRecordAgreesWithMatrix(t *testing.T) {
+	s := testSite(t)
+	encs, err := s.encoders()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The matrix record's position key → the chart record's object and key.
+	where := map[string][2]string{
+		"personal": {"points", "A"}, "talents": {"points", "B"}, "money": {"points", "C"},
+		"karma": {"points", "D"}, "center": {"points", "E"}, "soul": {"points", "B2"},
+		"relationships": {"points", "H"}, "spirit": {"purposes", "sky"}, "body": {"purposes", "earth"},
+		"purpose": {"purposes", "personal"}, "social": {"purposes", "social"}, "destiny": {"purposes", "spiritual"},
+	}
+	var mb, cb []byte
+	for _, in := range testDates(t) {
+		v := []int{in.Day, in.Month, in.Year}
+		if mb, err = encs[manifest.RouteMatrix](mb[:0], v); err != nil {
+			t.Fatal(err)
+		}
+		if cb, err = encs[RouteChart](cb[:0], v); err != nil {
+			t.Fatal(err)
+		}
+		var mx struct {
+			Matrix map[string]struct {
+				Arcana int `json:"arcana"`
+			} `json:"matrix"`
+		}
+		var ch map[string]json.RawMessage
+		if err := json.Unmarshal(mb, &mx); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(cb, &ch); err != nil {
+			t.Fatal(err)
+		}
+		objs := map[string]map[string]int{}
+		for _, o := range []string{"points", "purposes"} {
+			m := map[string]int{}
+			if err := json.Unmarshal(ch[o], &m); err != nil {
+				t.Fatal(err)
+			}
+			objs[o] = m
+		}
+		if len(mx.Matrix) != len(where) {
+			t.Fatalf("%v: the matrix record has %d positions, want %d", v, len(mx.Matrix), len(where))
+		}
+		for key, pos := range mx.Matrix {
+			w, ok := where[key]
+			if !ok {
+				t.Fatalf("%v: the matrix record has a position %q the test does not place", v, key)
+			}
+			got, ok := objs[w[0]][w[1]]
+			if !ok || got != pos.Arcana {
+				t.Fatalf("%d.%d.%d: the matrix's %s is %d, the chart's %s.%s is %d", in.Day, in.Month, in.Year, key, pos.Arcana, w[0], w[1], got)
+			}
 		}
 	}
 }

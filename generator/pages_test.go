@@ -298,6 +298,48 @@ func TestHomeNamesMCP(t *testing.T) {
 	}
 }
 
+// TestOperationIDs pins the operationId of every GET in the OpenAPI document: generated
+// clients name their methods after them (getChart, getChartMeanings of issue 28 among
+// them), so a rename breaks users' code and must be a deliberate change of this list.
+func TestOperationIDs(t *testing.T) {
+	doc, err := testSite(t).OpenAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"":                                "getIndex",
+		"/openapi.json":                   "getOpenAPI",
+		"/life-path":                      "listLifePaths",
+		"/life-path/{number}":             "getLifePath",
+		"/life-path/{day}/{month}/{year}": "getLifePathOfDate",
+		"/matrix/{day}/{month}/{year}":    "getMatrix",
+		"/positions":                      "listPositions",
+		"/arcana":                         "listArcana",
+		"/arcana/{number}":                "getArcanum",
+		"/compatibility/{a}/{b}":          "getCompatibility",
+		"/square/meanings":                "getSquareMeanings",
+		"/square/{day}/{month}/{year}":    "getSquare",
+		"/chart/meanings":                 "getChartMeanings",
+		"/chart/{day}/{month}/{year}":     "getChart",
+	}
+	got := map[string]string{}
+	for path, item := range doc["paths"].(obj) {
+		get, _ := item.(obj)["get"].(obj)
+		id, _ := get["operationId"].(string)
+		got[strings.TrimPrefix(path, manifest.APIPrefix)] = id
+	}
+	for path, id := range want {
+		if got[path] != id {
+			t.Errorf("GET %s: operationId %q, want %q", manifest.APIPrefix+path, got[path], id)
+		}
+	}
+	for path, id := range got {
+		if _, ok := want[path]; !ok {
+			t.Errorf("GET %s (operationId %q) is not in this test's list: add it", manifest.APIPrefix+path, id)
+		}
+	}
+}
+
 // TestOpenAPIDocument checks that the document covers the route table and the prebuilt
 // errors, and is byte-identical across builds.
 func TestOpenAPIDocument(t *testing.T) {
