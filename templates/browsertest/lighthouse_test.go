@@ -35,14 +35,37 @@ type lighthouseReport struct {
 	RuntimeError *struct {
 		Message string `json:"message"`
 	} `json:"runtimeError"`
+	Environment struct {
+		BenchmarkIndex float64 `json:"benchmarkIndex"`
+	} `json:"environment"`
+}
+
+// calibratedSlowdown is the CPU slowdown that makes a host of the given benchmark index
+// stand for Lighthouse's mobile preset, after Lighthouse's CPU throttling calculator: 3× at
+// an index of 1300 and one more for every 233 above (1533 is the preset's 4×); a slower or
+// busier host needs proportionally less, never below 1×.
+func calibratedSlowdown(index float64) float64 {
+	switch {
+	case index <= 0:
+		return 4
+	case index >= 1300:
+		return 3 + (index-1300)/233
+	default:
+		return max(1, 3*index/1300)
+	}
 }
 
 // TestLighthouse audits the chart's two pages with Lighthouse (mobile preset) in headless
 // Chromium, served by the local edge: accessibility, best practices and SEO must score 100,
-// and a failing audit is named. Performance is logged with its metrics, not asserted: its
-// score times the page on this machine, and the machine the tests run on is shared; it is
-// measured by hand on a quiet machine (docs/pages.md). It needs Node and the lighthouse npm
-// package (make test-tools) and fails without them; only go test -short skips it.
+// and a failing audit is named. Performance is asserted too, as Lighthouse's own docs say to
+// run it on a slow or busy host: the CPU slowdown is calibrated to the host's benchmark index
+// (Lighthouse's reference: an index of 1533 is the 4× of its mobile preset), so the simulated
+// device is the same mid-range phone whatever the machine's load; the score must be at
+// least 90 on the best of up to three runs, and what does not depend on the host at all must hold
+// outright: no layout shift, no render-blocking resource but the page's own stylesheet, no
+// unused JavaScript or CSS flagged. The score measured on a quiet machine is in
+// docs/pages.md. It needs Node and the lighthouse npm package (make test-tools) and fails
+// without them; only go test -short skips it.
 func TestLighthouse(t *testing.T) {
 	testsupport.SkipShort(t, "Lighthouse needs Chromium and Node")
 	node, err := exec.LookPath("node")
@@ -64,28 +87,52 @@ func TestLighthouse(t *testing.T) {
 		}
 	}
 	srv := serveTree(t, testTree(t), 0, nil)
+	slowdown := 0.0 // none read yet
 	for _, page := range []string{"/chart", "/chart/details?date=" + vectorDate} {
 		t.Run(page, func(t *testing.T) {
-			out := filepath.Join(t.TempDir(), "report.json")
-			cmd := exec.Command(node, cli, srv.URL+page, "--quiet", "--output=json", "--output-path="+out,
-				"--only-categories=performance,accessibility,best-practices,seo",
-				"--chrome-flags=--headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage --user-data-dir="+t.TempDir())
-			cmd.Env = append(os.Environ(), "CHROME_PATH="+chromium)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("lighthouse: %v\n%s", err, stderr.String())
+			// run audits the page; a run that Lighthouse itself gives up (Chromium's
+			// DevTools not answering in its time on a busy host) is tried once more.
+			run := func(slowdown float64) lighthouseReport {
+				t.Helper()
+				r, err := lighthouseRun(node, cli, chromium, srv.URL+page, slowdown, t.TempDir())
+				if err != nil {
+					t.Logf("lighthouse, once more: %v", err)
+					r, err = lighthouseRun(node, cli, chromium, srv.URL+page, slowdown, t.TempDir())
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				return r
 			}
-			b, err := os.ReadFile(out)
-			if err != nil {
-				t.Fatal(err)
-			}
+			// Up to three runs a page, each calibrated to the index the last run read (the
+			// first page's first run, at the preset's 4×, reads it): a busy host's index
+			// moves from run to run. The best performance counts; it stops at 90.
 			var r lighthouseReport
-			if err := json.Unmarshal(b, &r); err != nil {
-				t.Fatalf("the report: %v", err)
+			perf := func(r lighthouseReport) float64 {
+				if c := r.Categories["performance"].Score; c != nil {
+					return *c
+				}
+				return -1
 			}
-			if r.RuntimeError != nil && r.RuntimeError.Message != "" {
-				t.Fatalf("lighthouse: %s", r.RuntimeError.Message)
+			for try := 0; try < 3 && perf(r) < 0.9; try++ {
+				at := slowdown
+				if at == 0 {
+					at = 4
+				}
+				got := run(at)
+				slowdown = calibratedSlowdown(got.Environment.BenchmarkIndex)
+				t.Logf("run %d at %.2f×: benchmark index %.0f, performance %.2f", try+1, at, got.Environment.BenchmarkIndex, perf(got))
+				if try == 0 || perf(got) > perf(r) {
+					r = got
+				}
+			}
+			for _, id := range []string{"cumulative-layout-shift", "unused-javascript", "unused-css-rules"} {
+				if a := r.Audits[id]; a.Score == nil || *a.Score < 1 {
+					t.Errorf("%s: %v %s, want a pass whatever the host", id, a.Score, a.DisplayValue)
+				}
+			}
+			if a := r.Audits["render-blocking-resources"]; a.Score != nil && *a.Score < 1 {
+				t.Errorf("render-blocking resources: %s", a.DisplayValue)
 			}
 			for _, name := range []string{"performance", "accessibility", "best-practices", "seo"} {
 				c, ok := r.Categories[name]
@@ -102,7 +149,10 @@ func TestLighthouse(t *testing.T) {
 				}
 				score := int(*c.Score*100 + 0.5)
 				if name == "performance" {
-					t.Logf("performance %d (not asserted; what lowers it: %s)", score, strings.Join(failing, "; "))
+					t.Logf("performance %d (what lowers it: %s)", score, strings.Join(failing, "; "))
+					if score < 90 {
+						t.Errorf("performance scores %d with the CPU slowdown calibrated to this host, want at least 90: %s", score, strings.Join(failing, "; "))
+					}
 					continue
 				}
 				t.Logf("%s %d", name, score)
@@ -112,4 +162,32 @@ func TestLighthouse(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lighthouseRun audits url once with Lighthouse at the given CPU slowdown, its report and
+// Chromium's profile in dir.
+func lighthouseRun(node, cli, chromium, url string, slowdown float64, dir string) (lighthouseReport, error) {
+	var r lighthouseReport
+	out := filepath.Join(dir, "report.json")
+	cmd := exec.Command(node, cli, url, "--quiet", "--output=json", "--output-path="+out,
+		"--only-categories=performance,accessibility,best-practices,seo",
+		fmt.Sprintf("--throttling.cpuSlowdownMultiplier=%.2f", slowdown),
+		"--chrome-flags=--headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage --user-data-dir="+filepath.Join(dir, "profile"))
+	cmd.Env = append(os.Environ(), "CHROME_PATH="+chromium)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return r, fmt.Errorf("lighthouse: %v\n%s", err, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, fmt.Errorf("the report: %v", err)
+	}
+	if r.RuntimeError != nil && r.RuntimeError.Message != "" {
+		return r, fmt.Errorf("lighthouse: %s", r.RuntimeError.Message)
+	}
+	return r, nil
 }
