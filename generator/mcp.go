@@ -89,8 +89,9 @@ func (s *Site) MCPConfig() (manifest.MCPConfig, error) {
 			args := manifest.MCPArgNames(p, names[:p.Arity()])
 			names = names[p.Arity():]
 			t.Args = append(t.Args, args)
-			for _, a := range args {
-				props[a] = argSchema(p)
+			schemas := argSchemas(p) // one for all of a pair's arguments
+			for i, a := range args {
+				props[a] = schemas[min(i, len(schemas)-1)]
 				required = append(required, a)
 			}
 		}
@@ -190,6 +191,20 @@ func argSchema(p manifest.ParamType) obj {
 			"description": fmt.Sprintf("a birth date as YYYY-MM-DD, from %d-01-01 to %d-12-31", p.FirstYear, p.LastYear)}
 	}
 	panic("generator bug: no tool argument for parameter type " + p.Type)
+}
+
+// argSchemas are the JSON Schemas of a parameter type's tool arguments, in the order of
+// manifest.MCPArgNames.
+func argSchemas(p manifest.ParamType) []obj {
+	if p.Type != manifest.ParamBirthdayYear {
+		return []obj{argSchema(p)}
+	}
+	return []obj{
+		{"type": "string", "pattern": `^[0-9]{2}-[0-9]{2}$`,
+			"description": "a birthday as MM-DD (month and day of birth, any day of a leap year's calendar, 02-29 included)"},
+		{"type": "integer", "minimum": p.FirstYear, "maximum": p.LastYear,
+			"description": fmt.Sprintf("the target year, %d–%d: the year whose cycle is asked for (pass the current year for \"this year\")", p.FirstYear, p.LastYear)},
+	}
 }
 
 // numbersEn writes ascending numbers with runs shortened: 1–9, 11, 22, 33.
