@@ -3,6 +3,7 @@ package generator
 import (
 	"bytes"
 	"fmt"
+	htmltemplate "html/template"
 	"slices"
 	"strconv"
 	"strings"
@@ -105,6 +106,7 @@ func lifePathFamily() []routeUnit {
 				}
 				return func(dst []byte, v []int) ([]byte, error) { return e.Append(dst, v[0], v[1], v[2]), nil }, nil
 			},
+			pages: func(p *pageRenderer) []page { return []page{p.lifePathDetailsPage()} },
 			table: lifePathDatesTable,
 		},
 	}}
@@ -510,3 +512,62 @@ func scanLifePathDate(b []byte) (d, m, y, n int, ok bool) {
 
 // LifePathListPage is the page of the 12 numbers.
 const LifePathListPage = "life-path.html"
+
+// LifePathDetailsPage is the page of a date's life path number with its pinnacles and
+// challenges (docs/design.md §16).
+const LifePathDetailsPage = "life-path/details.html"
+
+// lifePathDetailsDoc is what the life path details page's script reads.
+type lifePathDetailsDoc struct{ JSON htmltemplate.JS }
+
+// lifePathDetailsPage draws the life path number, the pinnacles as a timeline and the
+// challenges of the date in its query string. Like the other details pages it is left out
+// of the sitemap.
+func (p *pageRenderer) lifePathDetailsPage() page {
+	return page{file: LifePathDetailsPage, template: "life-path-details.html", path: "/life-path/details",
+		card:        cards.Card{Title: "Вершины и испытания по дате рождения"},
+		title:       "Вершины и испытания по дате рождения — " + p.s.Content.Site.Title,
+		description: "Число жизненного пути выбранной даты рождения, четыре вершины жизни с возрастами и четыре испытания.",
+		fill: func(d *pageData) error {
+			d.APIPath = RoutePath(manifest.RouteLifePathDate, 15, 5, 1990)
+			type item struct {
+				Archetype string `json:"archetype"`
+			}
+			c := &p.s.Content.Cycles
+			v := struct {
+				SiteTitle    string            `json:"siteTitle"`
+				SiteURL      string            `json:"siteURL"`
+				SupportEmail string            `json:"supportEmail"`
+				FirstYear    int               `json:"firstYear"`
+				LastYear     int               `json:"lastYear"`
+				RateLimit    int               `json:"rateLimit"`
+				Citation     string            `json:"citation"` // {number}, {archetype} and {url} left to fill
+				Attribution  string            `json:"attribution"`
+				LifePaths    map[string]item   `json:"lifePaths"`
+				Pinnacles    map[string]string `json:"pinnacles"`  // short readings by number
+				Challenges   map[string]string `json:"challenges"` // short readings by number
+			}{
+				SiteTitle: p.s.Content.Site.Title, SiteURL: p.s.SiteURL, SupportEmail: p.s.Content.Site.SupportEmail,
+				FirstYear: rules.FirstYear, LastYear: rules.LastYear, RateLimit: p.base.RateLimit.Requests,
+				Citation:    strings.ReplaceAll(p.s.citationLifePath, "{version}", manifest.APIVersion),
+				Attribution: p.s.Attribution,
+				LifePaths:   map[string]item{}, Pinnacles: map[string]string{}, Challenges: map[string]string{},
+			}
+			for _, lp := range p.s.LifePathList() {
+				v.LifePaths[strconv.Itoa(lp.Number)] = item{lp.Archetype}
+			}
+			for _, n := range rules.PinnacleNumbers {
+				v.Pinnacles[strconv.Itoa(n)] = c.Pinnacles[n].Short
+			}
+			for _, n := range rules.ChallengeNumbers {
+				v.Challenges[strconv.Itoa(n)] = c.Challenges[n].Short
+			}
+			// goccy/go-json escapes <, > and & by default, so the JSON cannot close the script element.
+			b, err := json.Marshal(v)
+			if err != nil {
+				return fmt.Errorf("encode life path page data: %w", err)
+			}
+			d.Page = &lifePathDetailsDoc{JSON: htmltemplate.JS(b)}
+			return nil
+		}}
+}

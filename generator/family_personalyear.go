@@ -451,8 +451,8 @@ type personalYearDoc struct {
 	Meanings    CyclesMeanings
 	Example     personalYearExample
 	MonthNames  []monthOption // the form's months
-	MeaningsAPI string // the path of /personal-year/meanings
-	Citation    string // of the meanings
+	MeaningsAPI string        // the path of /personal-year/meanings
+	Citation    string        // of the meanings
 	JSON        htmltemplate.JS
 }
 
