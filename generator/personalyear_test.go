@@ -318,3 +318,37 @@ func TestLifePathDateCycles(t *testing.T) {
 		t.Errorf("only %d of %d golden vectors checked", checked, len(extra))
 	}
 }
+
+// BenchmarkPersonalYearEncoder is the cost of one personal year record (73,566 a generate).
+func BenchmarkPersonalYearEncoder(b *testing.B) {
+	s := testSite(b)
+	e, err := newPersonalYearEncoder(s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf []byte
+	i := 0
+	for b.Loop() {
+		d, m := i%28+1, i%12+1
+		buf = e.Append(buf[:0], d, m, rules.FirstYear+i%201)
+		i++
+	}
+	b.SetBytes(int64(len(buf)))
+}
+
+// BenchmarkLifePathDateEncoder is the cost of one life path record of a date, cycles
+// included (73,414 a generate).
+func BenchmarkLifePathDateEncoder(b *testing.B) {
+	s := testSite(b)
+	e, err := newLifePathDateEncoder(s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf []byte
+	i := 0
+	for b.Loop() {
+		buf = e.Append(buf[:0], i%28+1, i%12+1, rules.FirstYear+i%201)
+		i++
+	}
+	b.SetBytes(int64(len(buf)))
+}
