@@ -90,7 +90,7 @@ func lifePathFamily() []routeUnit {
 			OperationID: "getLifePathOfDate", Tag: "life-path",
 		},
 		renderer: renderer{
-			maxBytes: 4608, // the largest is about 3,900 bytes: 1,850 before the cycles' eight short readings (issue 29)
+			maxBytes: 4608, // the largest is 3,487 bytes (29.11.2090): 1,850 before the cycles added eight short readings (issue 29)
 
 			body: LifePathDateRecord{},
 			fields: func(*Site) map[string]obj {
