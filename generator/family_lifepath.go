@@ -3,6 +3,7 @@ package generator
 import (
 	"bytes"
 	"fmt"
+	htmltemplate "html/template"
 	"slices"
 	"strconv"
 	"strings"
@@ -89,7 +90,7 @@ func lifePathFamily() []routeUnit {
 			OperationID: "getLifePathOfDate", Tag: "life-path",
 		},
 		renderer: renderer{
-			maxBytes: 2048, // the largest is about 1,850 bytes, 266 of them the caveat
+			maxBytes: 4608, // the largest is 3,487 bytes (29.11.2090): 1,850 before the cycles added eight short readings (issue 29)
 
 			body: LifePathDateRecord{},
 			fields: func(*Site) map[string]obj {
@@ -105,21 +106,29 @@ func lifePathFamily() []routeUnit {
 				}
 				return func(dst []byte, v []int) ([]byte, error) { return e.Append(dst, v[0], v[1], v[2]), nil }, nil
 			},
+			pages: func(p *pageRenderer) []page { return []page{p.lifePathDetailsPage()} },
 			table: lifePathDatesTable,
 		},
 	}}
 }
 
 // lifePathDateEncoder renders the records of /life-path/{day}/{month}/{year} by appending:
-// everything after the input depends on the number alone, so it is encoded once per number
-// (tail). TestLifePathDateEncoderMatchesEncode holds its output byte-identical to
-// Encode(s.LifePathDateRecord).
+// the number's part (its list item) and the citation and licence after the cycles depend on
+// the number alone, and each pinnacle's and challenge's reading on its number, so all are
+// encoded once. TestLifePathDateEncoderMatchesEncode holds its output byte-identical to
+// Encode(s.LifePathDateRecord) for every date.
 type lifePathDateEncoder struct {
-	tail map[int][]byte // `},"number":n,…}` + "\n"
+	head       map[int][]byte // `},"number":n,"life_path":{…}`
+	tail       map[int][]byte // `,"suggested_citation":…}` + "\n"
+	pinnacle   map[int][]byte // `,"reading":"…"}` of a pinnacle number
+	challenge  map[int][]byte // `,"reading":"…"}` of a challenge number
+	pinnacles  []byte         // `,"pinnacles":[`
+	challenges []byte         // `],"challenges":[`
 }
 
 func newLifePathDateEncoder(s *Site) (*lifePathDateEncoder, error) {
-	e := &lifePathDateEncoder{tail: map[int][]byte{}}
+	e := &lifePathDateEncoder{head: map[int][]byte{}, tail: map[int][]byte{}, pinnacle: map[int][]byte{}, challenge: map[int][]byte{},
+		pinnacles: []byte(`,"pinnacles":[`), challenges: []byte(`],"challenges":[`)}
 	const head = `{"input":{"day":0,"month":0,"year":0`
 	for _, n := range rules.LifePathNumbers {
 		b, err := Encode(s.lifePathDateRecord(DateInput{}, n))
@@ -127,23 +136,74 @@ func newLifePathDateEncoder(s *Site) (*lifePathDateEncoder, error) {
 			return nil, err
 		}
 		rest, ok := bytes.CutPrefix(b, []byte(head))
-		if !ok {
-			return nil, fmt.Errorf("life path record of a date does not start with %s", head)
+		i, j := bytes.Index(rest, e.pinnacles), bytes.Index(rest, []byte(`,"suggested_citation":`))
+		if !ok || i < 0 || j < i {
+			return nil, fmt.Errorf("life path record of a date does not start with %s and hold its cycles before its citation", head)
 		}
-		e.tail[n] = rest
+		e.head[n], e.tail[n] = rest[:i], rest[j:]
+	}
+	reading := func(text string) ([]byte, error) {
+		b, err := Encode(struct {
+			Reading string `json:"reading"`
+		}{text})
+		if err != nil {
+			return nil, err
+		}
+		return append([]byte{','}, b[1:len(b)-1]...), nil // `,"reading":"…"}`
+	}
+	var err error
+	for _, n := range rules.PinnacleNumbers {
+		if e.pinnacle[n], err = reading(s.Content.Cycles.Pinnacles[n].Short); err != nil {
+			return nil, err
+		}
+	}
+	for _, n := range rules.ChallengeNumbers {
+		if e.challenge[n], err = reading(s.Content.Cycles.Challenges[n].Short); err != nil {
+			return nil, err
+		}
 	}
 	return e, nil
 }
 
 // Append appends the record of a valid date to dst.
 func (e *lifePathDateEncoder) Append(dst []byte, day, month, year int) []byte {
+	n := rules.LifePath(day, month, year)
 	dst = append(dst, `{"input":{"day":`...)
 	dst = strconv.AppendInt(dst, int64(day), 10)
 	dst = append(dst, `,"month":`...)
 	dst = strconv.AppendInt(dst, int64(month), 10)
 	dst = append(dst, `,"year":`...)
 	dst = strconv.AppendInt(dst, int64(year), 10)
-	return append(dst, e.tail[rules.LifePath(day, month, year)]...)
+	dst = append(dst, e.head[n]...)
+	lc := rules.ComputeLifeCycles(day, month, year)
+	dst = append(dst, e.pinnacles...)
+	for i, p := range lc.Pinnacles {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"number":`...)
+		dst = strconv.AppendInt(dst, int64(p.Number), 10)
+		dst = append(dst, `,"from_age":`...)
+		dst = strconv.AppendInt(dst, int64(p.From), 10)
+		dst = append(dst, `,"to_age":`...)
+		if p.HasEnd() {
+			dst = strconv.AppendInt(dst, int64(p.To), 10)
+		} else {
+			dst = append(dst, "null"...)
+		}
+		dst = append(dst, e.pinnacle[int(p.Number)]...)
+	}
+	dst = append(dst, e.challenges...)
+	for i, c := range lc.Challenges {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"number":`...)
+		dst = strconv.AppendInt(dst, int64(c), 10)
+		dst = append(dst, e.challenge[int(c)]...)
+	}
+	dst = append(dst, ']')
+	return append(dst, e.tail[n]...)
 }
 
 // LifePathPage is the tree path of the page of a life path number.
@@ -309,17 +369,48 @@ func (s *Site) LifePathDateSourceURL(n int) string { return s.LifePathSourceURL(
 // LifePathDateRecord is the body of /life-path/{day}/{month}/{year}: the life path number
 // of a date (docs/design.md §7) and the number's list item.
 type LifePathDateRecord struct {
-	Input             DateInput    `json:"input"`
-	Number            int          `json:"number"`
-	LifePath          LifePathItem `json:"life_path"` // the item of /life-path: url is the full record
-	SuggestedCitation string       `json:"suggested_citation"`
-	SourceURL         string       `json:"source_url"`
+	Input    DateInput    `json:"input"`
+	Number   int          `json:"number"`
+	LifePath LifePathItem `json:"life_path"` // the item of /life-path: url is the full record
+	// Pinnacles and Challenges are the date's life cycles (docs/design.md §16), each with
+	// its short reading; the long texts are in /personal-year/meanings.
+	Pinnacles         [4]PinnacleItem  `json:"pinnacles"`
+	Challenges        [4]ChallengeItem `json:"challenges"`
+	SuggestedCitation string           `json:"suggested_citation"`
+	SourceURL         string           `json:"source_url"`
 	attribution
+}
+
+// PinnacleItem is one of the four pinnacles of a birth date: its number, the ages it runs
+// between (ToAge nil for the fourth, which has no end) and its short reading.
+type PinnacleItem struct {
+	Number  int    `json:"number"`
+	FromAge int    `json:"from_age"`
+	ToAge   *int   `json:"to_age"`
+	Reading string `json:"reading"`
+}
+
+// ChallengeItem is one of the four challenges of a birth date, with its short reading.
+type ChallengeItem struct {
+	Number  int    `json:"number"`
+	Reading string `json:"reading"`
 }
 
 // LifePathDateRecord builds the record of one valid date.
 func (s *Site) LifePathDateRecord(day, month, year int) LifePathDateRecord {
-	return s.lifePathDateRecord(DateInput{day, month, year}, rules.LifePath(day, month, year))
+	r := s.lifePathDateRecord(DateInput{day, month, year}, rules.LifePath(day, month, year))
+	lc := rules.ComputeLifeCycles(day, month, year)
+	for i, p := range lc.Pinnacles {
+		r.Pinnacles[i] = PinnacleItem{Number: int(p.Number), FromAge: int(p.From), Reading: s.Content.Cycles.Pinnacles[int(p.Number)].Short}
+		if p.HasEnd() {
+			to := int(p.To)
+			r.Pinnacles[i].ToAge = &to
+		}
+	}
+	for i, c := range lc.Challenges {
+		r.Challenges[i] = ChallengeItem{Number: int(c), Reading: s.Content.Cycles.Challenges[int(c)].Short}
+	}
+	return r
 }
 
 // lifePathDateRecord builds the record of a date whose number is n.
@@ -421,3 +512,62 @@ func scanLifePathDate(b []byte) (d, m, y, n int, ok bool) {
 
 // LifePathListPage is the page of the 12 numbers.
 const LifePathListPage = "life-path.html"
+
+// LifePathDetailsPage is the page of a date's life path number with its pinnacles and
+// challenges (docs/design.md §16).
+const LifePathDetailsPage = "life-path/details.html"
+
+// lifePathDetailsDoc is what the life path details page's script reads.
+type lifePathDetailsDoc struct{ JSON htmltemplate.JS }
+
+// lifePathDetailsPage draws the life path number, the pinnacles as a timeline and the
+// challenges of the date in its query string. Like the other details pages it is left out
+// of the sitemap.
+func (p *pageRenderer) lifePathDetailsPage() page {
+	return page{file: LifePathDetailsPage, template: "life-path-details.html", path: "/life-path/details",
+		card:        cards.Card{Title: "Вершины и испытания по дате рождения"},
+		title:       "Вершины и испытания по дате рождения — " + p.s.Content.Site.Title,
+		description: "Число жизненного пути выбранной даты рождения, четыре вершины жизни с возрастами и четыре испытания.",
+		fill: func(d *pageData) error {
+			d.APIPath = RoutePath(manifest.RouteLifePathDate, 15, 5, 1990)
+			type item struct {
+				Archetype string `json:"archetype"`
+			}
+			c := &p.s.Content.Cycles
+			v := struct {
+				SiteTitle    string            `json:"siteTitle"`
+				SiteURL      string            `json:"siteURL"`
+				SupportEmail string            `json:"supportEmail"`
+				FirstYear    int               `json:"firstYear"`
+				LastYear     int               `json:"lastYear"`
+				RateLimit    int               `json:"rateLimit"`
+				Citation     string            `json:"citation"` // {number}, {archetype} and {url} left to fill
+				Attribution  string            `json:"attribution"`
+				LifePaths    map[string]item   `json:"lifePaths"`
+				Pinnacles    map[string]string `json:"pinnacles"`  // short readings by number
+				Challenges   map[string]string `json:"challenges"` // short readings by number
+			}{
+				SiteTitle: p.s.Content.Site.Title, SiteURL: p.s.SiteURL, SupportEmail: p.s.Content.Site.SupportEmail,
+				FirstYear: rules.FirstYear, LastYear: rules.LastYear, RateLimit: p.base.RateLimit.Requests,
+				Citation:    strings.ReplaceAll(p.s.citationLifePath, "{version}", manifest.APIVersion),
+				Attribution: p.s.Attribution,
+				LifePaths:   map[string]item{}, Pinnacles: map[string]string{}, Challenges: map[string]string{},
+			}
+			for _, lp := range p.s.LifePathList() {
+				v.LifePaths[strconv.Itoa(lp.Number)] = item{lp.Archetype}
+			}
+			for _, n := range rules.PinnacleNumbers {
+				v.Pinnacles[strconv.Itoa(n)] = c.Pinnacles[n].Short
+			}
+			for _, n := range rules.ChallengeNumbers {
+				v.Challenges[strconv.Itoa(n)] = c.Challenges[n].Short
+			}
+			// goccy/go-json escapes <, > and & by default, so the JSON cannot close the script element.
+			b, err := json.Marshal(v)
+			if err != nil {
+				return fmt.Errorf("encode life path page data: %w", err)
+			}
+			d.Page = &lifePathDetailsDoc{JSON: htmltemplate.JS(b)}
+			return nil
+		}}
+}

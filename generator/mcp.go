@@ -89,8 +89,9 @@ func (s *Site) MCPConfig() (manifest.MCPConfig, error) {
 			args := manifest.MCPArgNames(p, names[:p.Arity()])
 			names = names[p.Arity():]
 			t.Args = append(t.Args, args)
-			for _, a := range args {
-				props[a] = argSchema(p)
+			schemas := argSchemas(p) // one for all of a pair's arguments
+			for i, a := range args {
+				props[a] = schemas[min(i, len(schemas)-1)]
 				required = append(required, a)
 			}
 		}
@@ -192,6 +193,20 @@ func argSchema(p manifest.ParamType) obj {
 	panic("generator bug: no tool argument for parameter type " + p.Type)
 }
 
+// argSchemas are the JSON Schemas of a parameter type's tool arguments, in the order of
+// manifest.MCPArgNames.
+func argSchemas(p manifest.ParamType) []obj {
+	if p.Type != manifest.ParamBirthdayYear {
+		return []obj{argSchema(p)}
+	}
+	return []obj{
+		{"type": "string", "pattern": `^[0-9]{2}-[0-9]{2}$`,
+			"description": "a birthday as MM-DD (month and day of birth, any day of a leap year's calendar, 02-29 included)"},
+		{"type": "integer", "minimum": p.FirstYear, "maximum": p.LastYear,
+			"description": fmt.Sprintf("the target year, %d–%d: the year whose cycle is asked for (pass the current year for \"this year\")", p.FirstYear, p.LastYear)},
+	}
+}
+
 // numbersEn writes ascending numbers with runs shortened: 1–9, 11, 22, 33.
 func numbersEn(ns []int) string {
 	var parts []string
@@ -222,7 +237,7 @@ func mcpDescription(r manifest.Route) string {
 
 // mcpInstructions tells the model what the server offers.
 func (s *Site) mcpInstructions() string {
-	return fmt.Sprintf("%s: read-only numerology data in Russian (life path numbers and their compatibility, the destiny matrix and its full chart, the Pythagoras square, the 22 major arcana) for birth dates from %d-01-01 to %d-12-31. "+
+	return fmt.Sprintf("%s: read-only numerology data in Russian (life path numbers and their compatibility, the destiny matrix and its full chart, the Pythagoras square, the 22 major arcana, the personal year with its months and days) for birth dates from %d-01-01 to %d-12-31. "+
 		"Each tool returns the API's record as JSON; dates are YYYY-MM-DD. The data is CC BY 4.0: credit it with the record's attribution or suggested_citation. %s",
 		s.Content.Site.Title, rules.FirstYear, rules.LastYear, s.Content.Site.DisclaimerEN)
 }

@@ -138,6 +138,9 @@ func argsOf(b manifest.MCPTool, r manifest.Route, vals []int) map[string]any {
 	for i, p := range r.Params {
 		if p.Type == manifest.ParamDate {
 			args[b.Args[i][0]] = fmt.Sprintf("%04d-%02d-%02d", vals[k+2], vals[k+1], vals[k])
+		} else if p.Type == manifest.ParamBirthdayYear {
+			args[b.Args[i][0]] = fmt.Sprintf("%02d-%02d", vals[k+1], vals[k])
+			args[b.Args[i][1]] = json.Number(fmt.Sprint(vals[k+2]))
 		} else {
 			for j, name := range b.Args[i] {
 				args[name] = json.Number(fmt.Sprint(vals[k+j]))

@@ -307,20 +307,22 @@ func TestOperationIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		"":                                "getIndex",
-		"/openapi.json":                   "getOpenAPI",
-		"/life-path":                      "listLifePaths",
-		"/life-path/{number}":             "getLifePath",
-		"/life-path/{day}/{month}/{year}": "getLifePathOfDate",
-		"/matrix/{day}/{month}/{year}":    "getMatrix",
-		"/positions":                      "listPositions",
-		"/arcana":                         "listArcana",
-		"/arcana/{number}":                "getArcanum",
-		"/compatibility/{a}/{b}":          "getCompatibility",
-		"/square/meanings":                "getSquareMeanings",
-		"/square/{day}/{month}/{year}":    "getSquare",
-		"/chart/meanings":                 "getChartMeanings",
-		"/chart/{day}/{month}/{year}":     "getChart",
+		"":                                    "getIndex",
+		"/openapi.json":                       "getOpenAPI",
+		"/life-path":                          "listLifePaths",
+		"/life-path/{number}":                 "getLifePath",
+		"/life-path/{day}/{month}/{year}":     "getLifePathOfDate",
+		"/matrix/{day}/{month}/{year}":        "getMatrix",
+		"/positions":                          "listPositions",
+		"/arcana":                             "listArcana",
+		"/arcana/{number}":                    "getArcanum",
+		"/compatibility/{a}/{b}":              "getCompatibility",
+		"/square/meanings":                    "getSquareMeanings",
+		"/square/{day}/{month}/{year}":        "getSquare",
+		"/chart/meanings":                     "getChartMeanings",
+		"/chart/{day}/{month}/{year}":         "getChart",
+		"/personal-year/meanings":             "getPersonalYearMeanings",
+		"/personal-year/{day}/{month}/{year}": "getPersonalYear",
 	}
 	got := map[string]string{}
 	for path, item := range doc["paths"].(obj) {

@@ -104,7 +104,7 @@ func checkRoutes(routes []manifest.Route, rs map[string]renderer, errs map[strin
 		}
 		dates := 0
 		for _, p := range r.Params {
-			if p.Type == manifest.ParamDate {
+			if dated(p) {
 				dates++
 			}
 		}
@@ -218,7 +218,14 @@ func routeUnits() []routeUnit {
 		compatibilityFamily(),
 		squareFamily(),
 		chartFamily(),
+		personalYearFamily(),
 	)
+}
+
+// dated reports whether a parameter type is a date's: a date or a birthday in a year, three
+// parameters, day, month and year, whose routes keep packed month files.
+func dated(p manifest.ParamType) bool {
+	return p.Type == manifest.ParamDate || p.Type == manifest.ParamBirthdayYear
 }
 
 // dateParams is the parameter type of a date route: a real Gregorian date of the range.

@@ -336,7 +336,10 @@ func (v *verifier) checkFile(f *manifest.File, buf []byte) []byte {
 // for byte the body of that date.
 func (v *verifier) checkPacked(p string, b []byte, e expectation, buf []byte) []byte {
 	m, y := e.vals[1], e.vals[2]
-	days := rules.DaysIn(m, y)
+	days := 0 // the days of the month the route's type admits: a birthday_year's February has 29
+	for d := 1; d <= 31 && e.route.Params[0].Admit([]int{d, m, y}); d++ {
+		days = d
+	}
 	lines := bytes.SplitAfter(b, []byte("\n"))
 	if last := lines[len(lines)-1]; len(last) == 0 {
 		lines = lines[:len(lines)-1]

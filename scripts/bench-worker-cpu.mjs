@@ -121,13 +121,18 @@ function mcpRequest(method, params = {}) {
 
 // toolCall is a tools/call of a tool with arguments drawn from its route's parameter types.
 function toolCall(tool, route) {
-  const url = routeURL(route).split("/").slice(-(route.params || []).reduce((n, t) => n + (t.type === "pair" ? 2 : t.type === "date" ? 3 : 1), 0));
+  const url = routeURL(route).split("/").slice(-(route.params || []).reduce((n, t) => n + (t.type === "pair" ? 2 : t.type === "date" || t.type === "birthday_year" ? 3 : 1), 0));
   const args = {};
   let k = 0;
   (route.params || []).forEach((t, i) => {
     if (t.type === "date") {
       const [d, m, y] = url.slice(k, k + 3).map(Number);
       args[tool.args[i][0]] = `${y}-${String(m).padStart(2, "0")}-${String(d).padStart(2, "0")}`;
+      k += 3;
+    } else if (t.type === "birthday_year") {
+      const [d, m, y] = url.slice(k, k + 3).map(Number);
+      args[tool.args[i][0]] = `${String(m).padStart(2, "0")}-${String(d).padStart(2, "0")}`;
+      args[tool.args[i][1]] = y;
       k += 3;
     } else {
       tool.args[i].forEach((name) => (args[name] = Number(url[k++])));
@@ -181,6 +186,10 @@ function routeURL(route) {
       const from = Date.UTC(t.first_year, 0, 1), to = Date.UTC(t.last_year, 11, 31);
       const d = new Date(from + Math.floor(random() * ((to - from) / 864e5 + 1)) * 864e5);
       vals.push(d.getUTCDate(), d.getUTCMonth() + 1, d.getUTCFullYear());
+    } else if (t.type === "birthday_year") {
+      // A day of the leap year 2000's calendar (29 February in every year) and any target year.
+      const b = new Date(Date.UTC(2000, 0, 1) + Math.floor(random() * 366) * 864e5);
+      vals.push(b.getUTCDate(), b.getUTCMonth() + 1, t.first_year + Math.floor(random() * (t.last_year - t.first_year + 1)));
     } else if (t.type === "pair") {
       vals.push(pick(t.numbers), pick(t.numbers));
     } else {

@@ -338,6 +338,7 @@ func (s *suite) routeCases() []tcase {
 	)
 	cases = append(cases, s.squareCases()...)
 	cases = append(cases, s.chartCases()...)
+	cases = append(cases, s.personalYearCases()...)
 	// Every life path number, and HEAD of each kind.
 	for _, n := range s.lifePathNumbers() {
 		cases = append(cases, tcase{name: "life-path " + strconv.Itoa(n), path: p + "/life-path/" + strconv.Itoa(n), want: s.lifePathExpect(n)})
@@ -536,6 +537,8 @@ var routeKinds = map[string]int{
 	manifest.RouteSquareMeanings: kindSquareMeanings,
 	routeChart:                   kindChart, // chart.go
 	routeChartMeanings:           kindChartMeanings,
+	routePersonalYear:            kindPersonalYear, // cycles.go
+	routePersonalYearMeanings:    kindPersonalYearMeanings,
 }
 
 // rowExpect is the answer to a route's value (raw order): the file of its canonical form.
@@ -546,7 +549,7 @@ func (s *suite) rowExpect(r manifest.Route, vals []int) expect {
 	}
 	e := s.fileExpect(r.FilePath(c), routeKinds[r.Name])
 	switch e.kind {
-	case kindMatrix, kindLifePathDate, kindSquare, kindChart:
+	case kindMatrix, kindLifePathDate, kindSquare, kindChart, kindPersonalYear:
 		e.date = [3]int{c[0], c[1], c[2]}
 	case kindCompatibility:
 		e.pair = [2]int{c[0], c[1]}
@@ -580,6 +583,9 @@ func (s *suite) sampleValues(r manifest.Route) [][]int {
 		case manifest.ParamDate:
 			ex, y0, y1 := []int{15, 5}, s.m.Years[0], s.m.Years[len(s.m.Years)-1]
 			vs = [][]int{{ex[0], ex[1], s.year}, {1, 1, y0}, {31, 12, y1}}
+		case manifest.ParamBirthdayYear: // 29 February in the tree's first year, common or not
+			y0, y1 := s.m.Years[0], s.m.Years[len(s.m.Years)-1]
+			vs = [][]int{{23, 4, s.year}, {29, 2, y0}, {31, 12, y1}}
 		}
 		var next [][]int
 		for _, head := range out {
@@ -624,6 +630,15 @@ func (s *suite) invalidSegments(r manifest.Route, valid []int) [][]string {
 				{"1", "13", y}, {"29", "2", "1900"}, {"31", "12", strconv.Itoa(p.FirstYear - 1)},
 				{"1", "1", strconv.Itoa(p.LastYear + 1)}, {"x", "1", y}, {"%31", "1", y}, {"1", "1", ""},
 				{"%zz", "1", y}, {"1", "%", y}, {"1", "1", y + "%2"}} {
+				segs := itoas(valid, "")
+				copy(segs[off:], d[:])
+				out = append(out, segs)
+			}
+		case manifest.ParamBirthdayYear:
+			y := strconv.Itoa(s.year)
+			for _, d := range [][3]string{{"30", "2", y}, {"31", "4", y}, {"0", "1", y}, {"32", "1", y}, {"1", "0", y},
+				{"1", "13", y}, {"31", "12", strconv.Itoa(p.FirstYear - 1)}, {"1", "1", strconv.Itoa(p.LastYear + 1)},
+				{"x", "1", y}, {"%31", "1", y}, {"1", "1", ""}, {"%zz", "1", y}, {"1", "%", y}, {"1", "1", y + "%2"}} {
 				segs := itoas(valid, "")
 				copy(segs[off:], d[:])
 				out = append(out, segs)
@@ -1501,6 +1516,10 @@ func (s *suite) checkBody(t *testing.T, what string, body []byte, want expect) {
 		s.checkChart(t, what, body, want)
 	case kindChartMeanings:
 		s.checkChartMeanings(t, what, body)
+	case kindPersonalYear:
+		s.checkPersonalYear(t, what, body, want)
+	case kindPersonalYearMeanings:
+		s.checkPersonalYearMeanings(t, what, body)
 	}
 }
 
@@ -1637,8 +1656,8 @@ func lifePathOf(d, m, y int) int {
 // number's item of the tree's list, its source and licence.
 func (s *suite) checkLifePathDate(t *testing.T, what string, body []byte, want expect) {
 	t.Helper()
-	keysInOrder(t, what, body, "input", "number", "life_path", "suggested_citation", "source_url", "disclaimer", "license",
-		"license_url", "attribution", "attribution_html", "api_version")
+	keysInOrder(t, what, body, "input", "number", "life_path", "pinnacles", "challenges", "suggested_citation", "source_url",
+		"disclaimer", "license", "license_url", "attribution", "attribution_html", "api_version")
 	var v struct {
 		Input    struct{ Day, Month, Year int } `json:"input"`
 		Number   int                            `json:"number"`
@@ -1655,6 +1674,7 @@ func (s *suite) checkLifePathDate(t *testing.T, what string, body []byte, want e
 	if v.Number != n {
 		t.Errorf("%s: number %d, the rule gives %d", what, v.Number, n)
 	}
+	checkLifeCycles(t, what, body, d, m, y) // cycles.go
 	list, err := os.ReadFile(filepath.Join(s.target.TreeDir, filepath.FromSlash(manifest.ListFile)))
 	if err != nil {
 		t.Fatal(err)

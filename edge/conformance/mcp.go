@@ -351,6 +351,9 @@ func toolArgs(tool manifest.MCPTool, r manifest.Route, vals []int) map[string]an
 		switch p.Type {
 		case manifest.ParamDate:
 			args[tool.Args[i][0]] = fmt.Sprintf("%04d-%02d-%02d", vals[k+2], vals[k+1], vals[k])
+		case manifest.ParamBirthdayYear:
+			args[tool.Args[i][0]] = fmt.Sprintf("%02d-%02d", vals[k+1], vals[k])
+			args[tool.Args[i][1]] = vals[k+2]
 		default:
 			for j, name := range tool.Args[i] {
 				args[name] = vals[k+j]

@@ -64,6 +64,10 @@ func Calls(t testing.TB, dir string) []Call {
 				vals = append(vals, 15, 5, year)
 				args[tool.Args[j][0]] = fmt.Sprintf("%04d-05-15", year)
 				bad[tool.Args[j][0]] = fmt.Sprintf("%04d-02-30", year)
+			case manifest.ParamBirthdayYear:
+				vals = append(vals, 29, 2, year)
+				args[tool.Args[j][0]], args[tool.Args[j][1]] = "02-29", year
+				bad[tool.Args[j][0]], bad[tool.Args[j][1]] = "02-30", year
 			default:
 				for _, name := range tool.Args[j] {
 					n := p.Numbers[len(p.Numbers)-1-len(vals)%len(p.Numbers)]

@@ -76,6 +76,16 @@ var mcpArgTypes = map[string]mcpArgType{
 		p[0], p[1], p[2] = d, m, y
 		return oky && okm && okd
 	}},
+	manifest.ParamBirthdayYear: {2, func(a []json.RawMessage, p []int) bool {
+		var s string
+		if json.Unmarshal(a[0], &s) != nil || len(s) != 5 || s[2] != '-' {
+			return false
+		}
+		m, okm := numeric(s[:2])
+		d, okd := numeric(s[3:])
+		p[0], p[1] = d, m
+		return okm && okd && argInt(a[1], &p[2])
+	}},
 }
 
 // argInt reads an integer-valued JSON number of at most nine digits (7, 7.0 and 7e0 alike).

@@ -70,16 +70,22 @@ type MCPTool struct {
 
 // MCPArgNames is how many tool arguments a parameter type takes, in order: a number one
 // (the parameter's name), a pair two (its two names), a date one (a "YYYY-MM-DD" string
-// named ArgDate). Adding a parameter type is a case here and one per edge.
+// named ArgDate), a birthday_year two (a "MM-DD" string named ArgBirthday and the year,
+// named as its parameter). Adding a parameter type is a case here and one per edge.
 func MCPArgNames(t ParamType, params []string) []string {
 	switch t.Type {
 	case ParamNumber, ParamPair:
 		return params
 	case ParamDate:
 		return []string{ArgDate}
+	case ParamBirthdayYear:
+		return []string{ArgBirthday, params[2]}
 	}
 	return nil
 }
+
+// ArgBirthday is the name of a birthday's tool argument, a "MM-DD" string.
+const ArgBirthday = "birthday"
 
 // ArgDate is the name of a date's tool argument, a "YYYY-MM-DD" string.
 const ArgDate = "date"

@@ -19,6 +19,10 @@ const (
 	// ParamDate takes three parameters, day, month and year, that form a real Gregorian date
 	// from ParamType.FirstYear to LastYear.
 	ParamDate = "date"
+	// ParamBirthdayYear takes three parameters, day, month and year: a birthday (day and
+	// month of any day of a leap year's calendar, so 29 February in every year) and a
+	// target year from ParamType.FirstYear to LastYear (docs/design.md §3, §16).
+	ParamBirthdayYear = "birthday_year"
 )
 
 // ParamType is the type of one or more consecutive parameters of a route's pattern.
@@ -26,7 +30,7 @@ type ParamType struct {
 	Type string `json:"type"`
 	// Numbers are the values a number, or each number of a pair, may take, ascending.
 	Numbers []int `json:"numbers,omitempty"`
-	// FirstYear and LastYear bound the year of a date.
+	// FirstYear and LastYear bound the year of a date or of a birthday_year.
 	FirstYear int `json:"first_year,omitempty"`
 	LastYear  int `json:"last_year,omitempty"`
 }
@@ -38,7 +42,7 @@ func (p ParamType) Arity() int {
 		return 1
 	case ParamPair:
 		return 2
-	case ParamDate:
+	case ParamDate, ParamBirthdayYear:
 		return 3
 	}
 	return 0
@@ -60,6 +64,8 @@ func (p ParamType) Admit(vals []int) bool {
 		return true
 	case ParamDate:
 		return ValidDate(vals[0], vals[1], vals[2], p.FirstYear, p.LastYear)
+	case ParamBirthdayYear:
+		return ValidBirthdayYear(vals[0], vals[1], vals[2], p.FirstYear, p.LastYear)
 	}
 	return false
 }
@@ -86,6 +92,17 @@ func (p ParamType) values(years []int) [][]int {
 			}
 			for m := 1; m <= 12; m++ {
 				for d := 1; d <= DaysIn(m, y); d++ {
+					out = append(out, []int{d, m, y})
+				}
+			}
+		}
+	case ParamBirthdayYear:
+		for _, y := range years {
+			if y < p.FirstYear || y > p.LastYear {
+				continue
+			}
+			for m := 1; m <= 12; m++ {
+				for d := 1; d <= DaysIn(m, leapYear); d++ {
 					out = append(out, []int{d, m, y})
 				}
 			}
@@ -335,9 +352,9 @@ func (r Route) Check(prefix string) error {
 		switch {
 		case p.Arity() == 0:
 			bad("unknown parameter type %q", p.Type)
-		case p.Type == ParamDate && (p.FirstYear < 1 || p.LastYear < p.FirstYear):
-			bad("date years %d–%d", p.FirstYear, p.LastYear)
-		case p.Type != ParamDate && !ascending(p.Numbers):
+		case (p.Type == ParamDate || p.Type == ParamBirthdayYear) && (p.FirstYear < 1 || p.LastYear < p.FirstYear):
+			bad("%s years %d–%d", p.Type, p.FirstYear, p.LastYear)
+		case p.Type != ParamDate && p.Type != ParamBirthdayYear && !ascending(p.Numbers):
 			bad("%s numbers %v: want distinct values, ascending", p.Type, p.Numbers)
 		}
 	}
@@ -394,6 +411,15 @@ func ascending(ns []int) bool {
 func ValidDate(d, m, y, first, last int) bool {
 	return y >= first && y <= last && m >= 1 && m <= 12 && d >= 1 && d <= DaysIn(m, y)
 }
+
+// ValidBirthdayYear reports whether d.m is a day of a leap year's calendar (29 February
+// included) and y a year of first–last.
+func ValidBirthdayYear(d, m, y, first, last int) bool {
+	return y >= first && y <= last && m >= 1 && m <= 12 && d >= 1 && d <= DaysIn(m, leapYear)
+}
+
+// leapYear is any leap year: the calendar a birthday of a birthday_year lives in.
+const leapYear = 2000
 
 // DaysIn is the number of days of a month in the Gregorian calendar.
 func DaysIn(month, year int) int {

@@ -195,3 +195,49 @@ func TestRouteCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestBirthdayYear checks the birthday_year type (docs/design.md §3, §16): a day of a leap
+// year's calendar, 29 February in every year, and a target year of its range.
+func TestBirthdayYear(t *testing.T) {
+	p := ParamType{Type: ParamBirthdayYear, FirstYear: 1900, LastYear: 2100}
+	tests := []struct {
+		name    string
+		d, m, y int
+		want    bool
+	}{
+		{"29 February in a common year", 29, 2, 1900, true},
+		{"29 February in a leap year", 29, 2, 2000, true},
+		{"30 February", 30, 2, 2000, false},
+		{"31 April", 31, 4, 2000, false},
+		{"31 December, the last year", 31, 12, 2100, true},
+		{"1 January, the first year", 1, 1, 1900, true},
+		{"a year before the range", 1, 1, 1899, false},
+		{"a year after the range", 1, 1, 2101, false},
+		{"day 0", 0, 1, 2000, false},
+		{"month 13", 1, 13, 2000, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := p.Admit([]int{tt.d, tt.m, tt.y}); got != tt.want {
+				t.Errorf("Admit(%d, %d, %d) = %v, want %v", tt.d, tt.m, tt.y, got, tt.want)
+			}
+		})
+	}
+	if p.Arity() != 3 {
+		t.Errorf("arity %d, want 3", p.Arity())
+	}
+	if n := len(p.values([]int{1899, 1900, 2025})); n != 2*366 {
+		t.Errorf("%d values of two years, want %d", n, 2*366)
+	}
+	r := Route{Name: "py", Pattern: "/api/x/{day}/{month}/{year}", File: "api/x/{day}/{month}/{year}.json", Params: []ParamType{p}}
+	if err := r.Check("/api"); err != nil {
+		t.Errorf("check: %v", err)
+	}
+	r.Params[0].LastYear = 1800
+	if err := r.Check("/api"); err == nil {
+		t.Error("check admits years 1900–1800")
+	}
+	if got := MCPArgNames(p, []string{"day", "month", "year"}); len(got) != 2 || got[0] != ArgBirthday || got[1] != "year" {
+		t.Errorf("MCP arguments %v, want [%s year]", got, ArgBirthday)
+	}
+}

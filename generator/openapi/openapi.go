@@ -237,6 +237,11 @@ func schemaOf(t reflect.Type, comps Obj, extras map[string]Obj) Obj {
 		return Obj{"type": "boolean"}
 	case reflect.Slice, reflect.Array:
 		return Obj{"type": "array", "items": schemaOf(t.Elem(), comps, extras)}
+	case reflect.Pointer: // a pointer to a scalar is the scalar or null (the last pinnacle's to_age)
+		if s := schemaOf(t.Elem(), comps, extras); s["type"] != nil && s["type"] != "array" {
+			s["type"] = []any{s["type"], "null"}
+			return s
+		}
 	case reflect.Struct:
 		name := t.Name()
 		if _, done := comps[name]; !done {
@@ -450,6 +455,12 @@ func (b *Builder) paramDescription(r manifest.Route, t manifest.ParamType, k int
 			"День месяца, 1–31; вместе с месяцем и годом — существующая дата.",
 			"Месяц, 1–12.",
 			fmt.Sprintf("Год, %d–%d.", t.FirstYear, t.LastYear),
+		}[k]
+	case manifest.ParamBirthdayYear:
+		what = [3]string{
+			"День рождения, 1–31; вместе с месяцем — день, который есть в календаре високосного года (29 февраля допустимо для любого года).",
+			"Месяц рождения, 1–12.",
+			fmt.Sprintf("Год, для которого считается цикл, %d–%d.", t.FirstYear, t.LastYear),
 		}[k]
 	}
 	return what + digits + otherwise

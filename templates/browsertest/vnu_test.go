@@ -67,6 +67,9 @@ func TestPagesValidHTML(t *testing.T) {
 			url: limited.URL + "/matrix/details?date=1990-05-16", done: `#api-status[data-state="rate-limit"]`},
 		{name: "chart-date", url: srv.URL + "/chart/details?date=" + vectorDate, done: `#api-status[data-state="ok"]`},
 		{name: "chart-bad-date", url: srv.URL + "/chart/details?date=1990-02-30", done: `#status[data-state="bad-date"]`},
+		{name: "personal-year", url: srv.URL + "/personal-year/details?birthday=02-29&year=1990", done: `#api-status[data-state="ok"]`},
+		{name: "personal-year-bad", url: srv.URL + "/personal-year/details?birthday=02-30&year=1990", done: `#status[data-state="bad-date"]`},
+		{name: "life-path-cycles", url: srv.URL + "/life-path/details?date=" + vectorDate, done: `#api-status[data-state="ok"]`},
 	} {
 		if s.first != "" {
 			do(t, ctx, chromedp.Navigate(s.first), chromedp.WaitReady(chromedp.CSS(`#api-status[data-state="ok"]`)))

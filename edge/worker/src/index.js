@@ -162,6 +162,11 @@ const TYPES = {
     },
   },
   date: { arity: 3, admit: (t, p, i) => validDate(t.first_year, t.last_year, p[i], p[i + 1], p[i + 2]) },
+  // A birthday (a day of a leap year's calendar, so 29 February too) and a target year.
+  birthday_year: {
+    arity: 3,
+    admit: (t, p, i) => p[i + 2] >= t.first_year && p[i + 2] <= t.last_year && validDate(2000, 2000, p[i], p[i + 1], 2000),
+  },
 };
 
 // admit reports whether a route's types admit params, and makes them canonical.
@@ -525,6 +530,13 @@ const MCP_ARG_TYPES = {
     decode: (a) => {
       const m = typeof a[0] === "string" ? /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/.exec(a[0]) : null;
       return m === null ? null : [Number(m[3]), Number(m[2]), Number(m[1])];
+    },
+  },
+  birthday_year: {
+    args: 2,
+    decode: (a) => {
+      const m = typeof a[0] === "string" ? /^([0-9]{2})-([0-9]{2})$/.exec(a[0]) : null;
+      return m === null || argInt(a[1]) === null ? null : [Number(m[2]), Number(m[1]), argInt(a[1])];
     },
   },
 };
