@@ -1,13 +1,14 @@
 package pack
 
 import (
-	"archive/tar"
 	"archive/zip"
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,108 +16,45 @@ import (
 	"strings"
 	"time"
 
+	kflate "github.com/klauspost/compress/flate"
 	"github.com/klauspost/pgzip"
+	"golang.org/x/sync/errgroup"
 )
 
-// tarGzLevel is the gzip level of the .tar.gz: klauspost's level 8 makes a smaller file than
-// gzip -6 (the JSON records repeat a lot across files) in less time.
-const tarGzLevel = 8
+// gzipLevel is the level of the JSON Lines' gzip: klauspost's level 7 makes smaller files
+// than gzip -6 on these records in less time.
+const gzipLevel = 7
 
-// tarGzBlock is the block size of the parallel gzip writer. Each block is compressed on its
+// gzipBlock is the block size of the parallel gzip writer. Each block is compressed on its
 // own goroutine, primed with the 32 KiB before it; the boundaries depend on the input only,
-// so the archive is the same bytes whatever the number of cores.
-const tarGzBlock = 1 << 20
+// so a download is the same bytes whatever the number of cores.
+const gzipBlock = 1 << 20
 
-// newTarGz is the .tar.gz's gzip writer: klauspost/pgzip with a fixed header (no name, the
-// archive's time, OS unknown). It replaced a hand-written parallel gzip of the same design,
-// which was as reproducible but not faster (docs/dataset.md).
-func newTarGz(out io.Writer, modTime time.Time) (*pgzip.Writer, error) {
-	gz, err := pgzip.NewWriterLevel(out, tarGzLevel)
+// newGzip is the JSON Lines' gzip writer: klauspost/pgzip with a fixed header (no name, no
+// time, OS unknown).
+func newGzip(out io.Writer) (*pgzip.Writer, error) {
+	gz, err := pgzip.NewWriterLevel(out, gzipLevel)
 	if err != nil {
 		return nil, err
 	}
-	gz.Header.ModTime = modTime
 	gz.Header.OS = 255
-	if err := gz.SetConcurrency(tarGzBlock, 2*runtime.GOMAXPROCS(0)); err != nil {
+	if err := gz.SetConcurrency(gzipBlock, 2*runtime.GOMAXPROCS(0)); err != nil {
 		return nil, err
 	}
 	return gz, nil
 }
 
-// archiveWriter writes the same sorted entries as a .tar.gz or a .zip, with fixed times,
-// owners and modes, so that the bytes depend on the entries only.
-type archiveWriter struct {
-	top     string // top folder inside the archive
+// zipWriter writes the files of the zip, sorted, under one top folder, each directory just
+// before its first file, with fixed times and modes and no extra fields, so that the bytes
+// depend on the files only. Each file is deflated alone, or stored when that is not
+// smaller (the Parquet files are compressed already).
+type zipWriter struct {
+	top     string
 	modTime time.Time
-	entries []*entry // sorted by name
-	prog    *progress
+	files   []file // sorted by name
 }
 
-// dirs calls fn for each directory of the archive, just before its first entry, and for
-// each entry: the order of the sorted full paths.
-func (w *archiveWriter) walk(ctx context.Context, dir func(name string) error, file func(e *entry) error) error {
-	seen := map[string]bool{}
-	if err := dir(w.top + "/"); err != nil {
-		return err
-	}
-	for i, e := range w.entries {
-		if i%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		parts := strings.Split(e.name, "/")
-		for j := 1; j < len(parts); j++ {
-			d := strings.Join(parts[:j], "/")
-			if !seen[d] {
-				seen[d] = true
-				if err := dir(w.top + "/" + d + "/"); err != nil {
-					return err
-				}
-			}
-		}
-		if err := file(e); err != nil {
-			return err
-		}
-		if i%256 == 255 {
-			w.prog.add(256)
-		}
-	}
-	return nil
-}
-
-func (w *archiveWriter) writeTarGz(ctx context.Context, out io.Writer) error {
-	gz, err := newTarGz(out, w.modTime)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(gz, 1<<20)
-	tw := tar.NewWriter(bw)
-	hdr := func(name string, typ byte, mode, size int64) *tar.Header {
-		return &tar.Header{Typeflag: typ, Name: name, Mode: mode, Size: size, ModTime: w.modTime, Format: tar.FormatUSTAR}
-	}
-	err = w.walk(ctx,
-		func(name string) error { return tw.WriteHeader(hdr(name, tar.TypeDir, 0o755, 0)) },
-		func(e *entry) error {
-			if err := tw.WriteHeader(hdr(w.top+"/"+e.name, tar.TypeReg, 0o644, int64(len(e.body)))); err != nil {
-				return err
-			}
-			_, err := tw.Write(e.body)
-			return err
-		})
-	if err != nil {
-		return err
-	}
-	if err := tw.Close(); err != nil {
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	return gz.Close()
-}
-
-func (w *archiveWriter) writeZip(ctx context.Context, out io.Writer) error {
+func (w *zipWriter) write(ctx context.Context, out *countWriter) error {
 	bw := bufio.NewWriterSize(out, 1<<20)
 	zw := zip.NewWriter(bw)
 	// MS-DOS time fields set directly: FileHeader.Modified would add an extra field.
@@ -129,32 +67,47 @@ func (w *archiveWriter) writeZip(ctx context.Context, out io.Writer) error {
 		h.SetMode(mode)
 		return h
 	}
-	err := w.walk(ctx,
-		func(name string) error {
-			h := header(name, os.ModeDir|0o755)
-			h.Method = zip.Store
-			_, err := zw.CreateRaw(h)
-			return err
-		},
-		func(e *entry) error {
-			h := header(w.top+"/"+e.name, 0o644)
-			h.CRC32 = e.crc
-			h.UncompressedSize64 = uint64(len(e.body))
-			payload := e.body
-			h.Method = zip.Store
-			if e.deflated != nil {
-				h.Method, payload = zip.Deflate, e.deflated
-			}
-			h.CompressedSize64 = uint64(len(payload))
-			fw, err := zw.CreateRaw(h)
-			if err != nil {
-				return err
-			}
-			_, err = fw.Write(payload)
-			return err
-		})
+	payloads, err := deflateAll(ctx, w.files)
 	if err != nil {
 		return err
+	}
+	seen := map[string]bool{}
+	dir := func(name string) error {
+		h := header(name, os.ModeDir|0o755)
+		h.Method = zip.Store
+		_, err := zw.CreateRaw(h)
+		return err
+	}
+	if err := dir(w.top + "/"); err != nil {
+		return err
+	}
+	for i, f := range w.files {
+		parts := strings.Split(f.name, "/")
+		for j := 1; j < len(parts); j++ {
+			d := strings.Join(parts[:j], "/")
+			if !seen[d] {
+				seen[d] = true
+				if err := dir(w.top + "/" + d + "/"); err != nil {
+					return err
+				}
+			}
+		}
+		h := header(w.top+"/"+f.name, 0o644)
+		h.CRC32 = crc32.ChecksumIEEE(f.body)
+		h.UncompressedSize64 = uint64(len(f.body))
+		payload := f.body
+		h.Method = zip.Store
+		if payloads[i] != nil {
+			h.Method, payload = zip.Deflate, payloads[i]
+		}
+		h.CompressedSize64 = uint64(len(payload))
+		pw, err := zw.CreateRaw(h)
+		if err != nil {
+			return err
+		}
+		if _, err := pw.Write(payload); err != nil {
+			return err
+		}
 	}
 	if err := zw.Close(); err != nil {
 		return err
@@ -162,9 +115,40 @@ func (w *archiveWriter) writeZip(ctx context.Context, out io.Writer) error {
 	return bw.Flush()
 }
 
-// writeArchive writes an archive into a temporary file beside a.Path, which it returns, and
-// fills in its size and sha256. The caller renames it into place.
-func writeArchive(ctx context.Context, a *Archive, write func(context.Context, io.Writer) error) (tmp string, err error) {
+// zipLevel is the deflate level of the zip's files.
+const zipLevel = 6
+
+// deflateAll deflates every file on several goroutines; a file that deflating does not
+// make smaller (nil) is stored.
+func deflateAll(ctx context.Context, files []file) ([][]byte, error) {
+	out := make([][]byte, len(files))
+	eg, ectx := errgroup.WithContext(ctx)
+	eg.SetLimit(runtime.GOMAXPROCS(0))
+	for i, f := range files {
+		eg.Go(func() error {
+			if err := ectx.Err(); err != nil {
+				return err
+			}
+			var b bytes.Buffer
+			fw, err := kflate.NewWriter(&b, zipLevel)
+			if err != nil {
+				return err
+			}
+			fw.Write(f.body)
+			fw.Close()
+			if b.Len() < len(f.body) {
+				out[i] = b.Bytes()
+			}
+			return nil
+		})
+	}
+	return out, eg.Wait()
+}
+
+// writeArchive writes a download into a temporary file beside a.Path, which it returns
+// (also on an error, for the caller to remove), and fills in its size and sha256. The
+// caller renames it into place.
+func writeArchive(ctx context.Context, a *Archive, write func(context.Context, *countWriter) error) (tmp string, err error) {
 	f, err := os.CreateTemp(filepath.Dir(a.Path), "."+a.Name+".tmp-")
 	if err != nil {
 		return "", &OutputError{fmt.Errorf("create %s: %w", a.Path, unwrapPath(err))}
@@ -172,22 +156,31 @@ func writeArchive(ctx context.Context, a *Archive, write func(context.Context, i
 	defer func() {
 		if err != nil {
 			f.Close()
-			os.Remove(f.Name())
 		}
 	}()
 	h := sha256.New()
-	cw := &countWriter{w: io.MultiWriter(f, h)}
+	bw := bufio.NewWriterSize(io.MultiWriter(f, h), 1<<20)
+	cw := &countWriter{w: bw}
 	if err := write(ctx, cw); err != nil {
 		if ctx.Err() != nil {
-			return "", ctx.Err()
+			return f.Name(), ctx.Err()
 		}
-		return "", &OutputError{fmt.Errorf("write %s: %w", a.Path, err)}
+		if _, ok := err.(*InputError); ok {
+			return f.Name(), err
+		}
+		if _, ok := err.(*OutputError); ok {
+			return f.Name(), err
+		}
+		return f.Name(), &OutputError{fmt.Errorf("write %s: %w", a.Path, err)}
+	}
+	if err := bw.Flush(); err != nil {
+		return f.Name(), &OutputError{fmt.Errorf("write %s: %w", a.Path, err)}
 	}
 	if err := f.Chmod(0o644); err != nil {
-		return "", &OutputError{fmt.Errorf("chmod %s: %w", a.Path, err)}
+		return f.Name(), &OutputError{fmt.Errorf("chmod %s: %w", a.Path, err)}
 	}
 	if err := f.Close(); err != nil {
-		return "", &OutputError{fmt.Errorf("close %s: %w", a.Path, err)}
+		return f.Name(), &OutputError{fmt.Errorf("close %s: %w", a.Path, err)}
 	}
 	a.Size, a.SHA256 = cw.n, hex.EncodeToString(h.Sum(nil))
 	return f.Name(), nil

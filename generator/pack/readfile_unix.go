@@ -10,8 +10,8 @@ import (
 // readFile reads a file expected to hold size bytes with three system calls (open, read,
 // close) instead of os.ReadFile's six: reading 73,000 small files is syscall-bound. A file
 // of another size comes back with that size up to size+1 bytes, which the caller's check
-// against the manifest rejects.
-func readFile(path string, size int64) ([]byte, error) {
+// against the manifest rejects. buf is used when it has room.
+func readFile(path string, size int64, buf []byte) ([]byte, error) {
 	var fd int
 	var err error
 	for {
@@ -24,7 +24,10 @@ func readFile(path string, size int64) ([]byte, error) {
 		return nil, err
 	}
 	defer syscall.Close(fd)
-	buf := make([]byte, size+1)
+	if int64(cap(buf)) < size+1 {
+		buf = make([]byte, size+1)
+	}
+	buf = buf[:size+1]
 	for {
 		n, err := syscall.Read(fd, buf)
 		if errors.Is(err, syscall.EINTR) {
