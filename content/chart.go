@@ -32,8 +32,26 @@ var ChartZoneKeys = []string{
 	"age_line",
 }
 
-// ChartReadingKeys are the zones with a reading of each arcanum, in the order they are served.
+// ChartReadingKeys are the zones with a reading of each arcanum they hold, in the order they
+// are served.
 var ChartReadingKeys = []string{"money", "love", "karmic_tail"}
+
+// ChartRules are the facts of the chart rule (docs/design.md §15) that its texts must follow.
+type ChartRules struct {
+	// Arcana maps each key of ChartReadingKeys to the arcana that zone holds over the dates
+	// of the API, ascending: each needs a reading, and a reading of any other arcanum is
+	// refused as dead text.
+	Arcana map[string][]int
+}
+
+func (r *ChartRules) complete() bool {
+	for _, key := range ChartReadingKeys {
+		if len(r.Arcana[key]) == 0 {
+			return false
+		}
+	}
+	return true
+}
 
 // NumArcana is the count of the major arcana, numbered 1–22 (docs/design.md §6).
 const NumArcana = 22
@@ -53,8 +71,8 @@ type Chart struct {
 	Intro string
 	// Zones are every zone of ChartZoneKeys once, in that order.
 	Zones []ChartZone
-	// Readings maps a key of ChartReadingKeys to the readings of the 22 arcana in that zone,
-	// by arcanum number 1–22.
+	// Readings maps a key of ChartReadingKeys to the readings of the arcana that zone holds
+	// (ChartRules.Arcana), by arcanum number.
 	Readings map[string]map[int]string
 }
 
@@ -105,9 +123,44 @@ func (l *loader) loadChart() Chart {
 	c := Chart{Intro: strings.TrimSpace(f.Intro), Zones: d.checkZones(f.Zones), Readings: map[string]map[int]string{}}
 	sets := f.Readings.byKey()
 	for _, key := range ChartReadingKeys {
-		c.Readings[key] = d.numbered("$.readings."+key, "readings."+key, sets[key], arcanaNumbers(), "arcanum", MaxChartReading)
+		c.Readings[key] = d.chartReadings("$.readings."+key, "readings."+key, sets[key], l.rules.Chart.Arcana[key])
 	}
 	return c
+}
+
+// chartReadings checks the readings of one zone: a non-empty text of at most
+// MaxChartReading characters for each arcanum the zone holds (want), and none for an
+// arcanum it never holds, which no date would show. It returns the texts, trimmed.
+func (d *doc) chartReadings(yamlPath, field string, texts map[int]string, want []int) map[int]string {
+	out := make(map[int]string, len(want))
+	var missing []int
+	for _, n := range want {
+		text, ok := texts[n]
+		yp, f := fmt.Sprintf("%s.%d", yamlPath, n), fmt.Sprintf("%s.%d", field, n)
+		switch {
+		case !ok:
+			missing = append(missing, n)
+		case strings.TrimSpace(text) == "":
+			d.at(yp, f, "empty text")
+		default:
+			d.maxLen(yp, f, strings.TrimSpace(text), MaxChartReading)
+			out[n] = strings.TrimSpace(text)
+		}
+	}
+	if len(missing) > 0 {
+		d.problem(d.setLine(yamlPath), field, "no reading for arcanum %s (the zone holds %s over the range)", numberSpan(missing), numberSpan(want))
+	}
+	for _, n := range slices.Sorted(maps.Keys(texts)) {
+		if slices.Contains(want, n) {
+			continue
+		}
+		msg := "arcanum %d never occurs in this zone (it holds %s over the range)"
+		if n < 1 || n > NumArcana {
+			msg = "%d is not an arcanum (the zone holds %s over the range)"
+		}
+		d.problem(d.entryLine(yamlPath, n), fmt.Sprintf("%s.%d", field, n), msg, n, numberSpan(want))
+	}
+	return out
 }
 
 // checkZones checks that every key of ChartZoneKeys has one zone, and returns the zones in
@@ -259,9 +312,6 @@ func numberSpan(ns []int) string {
 	}
 	return strings.Join(parts, ", ")
 }
-
-// arcanaNumbers returns 1 … NumArcana.
-func arcanaNumbers() []int { return numbersFrom(1, NumArcana) }
 
 // numbersFrom returns lo … hi.
 func numbersFrom(lo, hi int) []int {

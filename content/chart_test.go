@@ -1,6 +1,7 @@
 package content
 
 import (
+	"errors"
 	"regexp"
 	"slices"
 	"strconv"
@@ -9,7 +10,7 @@ import (
 	"unicode/utf8"
 )
 
-// TestEmbeddedChart checks the built-in chart texts: every zone in order, the 66 readings,
+// TestEmbeddedChart checks the built-in chart texts: every zone in order, the 60 readings,
 // and the chakra map's caveat said once, where the map is described.
 func TestEmbeddedChart(t *testing.T) {
 	c, err := Load(Embedded(), "content", testRules)
@@ -27,17 +28,25 @@ func TestEmbeddedChart(t *testing.T) {
 	if !slices.Equal(keys, ChartZoneKeys) {
 		t.Fatalf("zones %v, want %v", keys, ChartZoneKeys)
 	}
+	// A reading for each arcanum a zone holds over the range (3–22), and no other.
 	n := 0
 	for _, key := range ChartReadingKeys {
 		for a := 1; a <= NumArcana; a++ {
-			if r := ch.Readings[key][a]; r == "" || utf8.RuneCountInString(r) > MaxChartReading {
+			r, ok := ch.Readings[key][a]
+			if a <= 2 {
+				if ok {
+					t.Errorf("reading %s/%d: no date holds arcanum %d there", key, a, a)
+				}
+				continue
+			}
+			if r == "" || utf8.RuneCountInString(r) > MaxChartReading {
 				t.Errorf("reading %s/%d is empty or too long: %q", key, a, r)
 			}
 			n++
 		}
 	}
-	if n != 66 {
-		t.Errorf("%d readings, want 66", n)
+	if n != 60 {
+		t.Errorf("%d readings, want 60", n)
 	}
 	// The chakra texts say once, in the map's own description, that this is not medicine,
 	// and no chakra text reads like a diagnosis.
@@ -185,7 +194,7 @@ func TestChartProblems(t *testing.T) {
 			edits: func(t *testing.T) map[string]string {
 				return map[string]string{"chart.yaml": replace(t, "chart.yaml", "  love:\n", "  luck:\n")}
 			},
-			want: []string{"content/chart.yaml:200: luck: unknown field"},
+			want: []string{"content/chart.yaml:198: luck: unknown field"},
 		},
 		{
 			name: "zone missing",
@@ -239,20 +248,31 @@ func TestChartProblems(t *testing.T) {
 				return map[string]string{"chart.yaml": strings.Replace(s, "    22: \"money, аркан 22\"\n", "    22: \"money, аркан 22\"\n    23: \"money, аркан 23\"\n", 1)}
 			},
 			want: []string{
-				"content/chart.yaml:200: readings.money.23: unexpected arcanum 23 (want 1–22)",
-				"content/chart.yaml:202: readings.love: no text for arcanum 7 (want 1–22)",
+				"content/chart.yaml:198: readings.money.23: 23 is not an arcanum (the zone holds 3–22 over the range)",
+				"content/chart.yaml:200: readings.love: no reading for arcanum 7 (the zone holds 3–22 over the range)",
+			},
+		},
+		{
+			name: "dead readings: arcana no date holds in the zone",
+			edits: func(t *testing.T) map[string]string {
+				s := replace(t, "chart.yaml", "  money:\n", "  money:\n    1: \"money, аркан 1\"\n")
+				return map[string]string{"chart.yaml": strings.Replace(s, "  karmic_tail:\n", "  karmic_tail:\n    2: \"karmic_tail, аркан 2\"\n", 1)}
+			},
+			want: []string{
+				"content/chart.yaml:178: readings.money.1: arcanum 1 never occurs in this zone (it holds 3–22 over the range)",
+				"content/chart.yaml:221: readings.karmic_tail.2: arcanum 2 never occurs in this zone (it holds 3–22 over the range)",
 			},
 		},
 		{
 			name: "a whole set of readings missing",
 			edits: func(t *testing.T) map[string]string {
 				s := replace(t, "chart.yaml", "  karmic_tail:\n", "")
-				for a := 1; a <= NumArcana; a++ {
+				for a := 3; a <= NumArcana; a++ {
 					s = strings.Replace(s, "    "+strconv.Itoa(a)+": \"karmic_tail, аркан "+strconv.Itoa(a)+"\"\n", "", 1)
 				}
 				return map[string]string{"chart.yaml": s}
 			},
-			want: []string{"content/chart.yaml:176: readings.karmic_tail: no text for arcanum 1–22 (want 1–22)"},
+			want: []string{"content/chart.yaml:176: readings.karmic_tail: no reading for arcanum 3–22 (the zone holds 3–22 over the range)"},
 		},
 		{
 			name: "empty and overlong readings",
@@ -261,8 +281,8 @@ func TestChartProblems(t *testing.T) {
 				return map[string]string{"chart.yaml": strings.Replace(s, "karmic_tail, аркан 9", strings.Repeat("ж", MaxChartReading+1), 1)}
 			},
 			want: []string{
-				"content/chart.yaml:203: readings.love.3: empty text",
-				"content/chart.yaml:232: readings.karmic_tail.9: too long: 301 characters, the limit is 300",
+				"content/chart.yaml:199: readings.love.3: empty text",
+				"content/chart.yaml:226: readings.karmic_tail.9: too long: 301 characters, the limit is 300",
 			},
 		},
 		{
@@ -275,6 +295,34 @@ func TestChartProblems(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { wantProblems(t, tt.edits(t), tt.want) })
+	}
+}
+
+// TestChartArcanaComeFromRules checks that the loader takes each reading zone's arcana from
+// the rules it is given, not from a list of its own: one more arcanum is missing, one fewer
+// is refused as dead text; and that it refuses rules without them.
+func TestChartArcanaComeFromRules(t *testing.T) {
+	r := testRules
+	r.Chart = chartRules()
+	r.Chart.Arcana["love"] = append([]int{2}, r.Chart.Arcana["love"]...)
+	r.Chart.Arcana["karmic_tail"] = r.Chart.Arcana["karmic_tail"][1:]
+	_, err := Load(fixture(t, nil), "content", r)
+	want := []string{
+		"content/chart.yaml:199: readings.love: no reading for arcanum 2 (the zone holds 2–22 over the range)",
+		"content/chart.yaml:220: readings.karmic_tail.3: arcanum 3 never occurs in this zone (it holds 4–22 over the range)",
+	}
+	var errs Errors
+	if !errors.As(err, &errs) || len(errs) != len(want) {
+		t.Fatalf("Load error = %v, want %d problems", err, len(want))
+	}
+	for i := range want {
+		if errs[i].String() != want[i] {
+			t.Errorf("problem %d:\n got %s\nwant %s", i, errs[i], want[i])
+		}
+	}
+	r.Chart = ChartRules{Arcana: map[string][]int{"money": {3}, "love": {3}}}
+	if _, err := Load(fixture(t, nil), "content", r); err == nil || errors.As(err, &errs) {
+		t.Errorf("Load without the arcana of the karmic tail = %v, want an incomplete-rules error", err)
 	}
 }
 

@@ -58,6 +58,8 @@ type Rules struct {
 	Square SquareRules
 	// Cards are the fields the share cards show and what their fonts draw (text.go).
 	Cards CardRules
+	// Chart are the facts of the chart rule its texts must cover (chart.go).
+	Chart ChartRules
 }
 
 // Site holds site-wide settings and attribution wording (site.yaml).
@@ -171,7 +173,7 @@ func (e Errors) Error() string {
 // Load reads and validates the content of fsys against r. label prefixes the file names in
 // problems (for example "content"). The error, if any, is Errors.
 func Load(fsys fs.FS, label string, r Rules) (*Content, error) {
-	if r.LifePath == nil || len(r.LifePathNumbers) == 0 || len(r.PositionKeys) == 0 || !r.Square.complete() || !r.Cards.complete() {
+	if r.LifePath == nil || len(r.LifePathNumbers) == 0 || len(r.PositionKeys) == 0 || !r.Square.complete() || !r.Cards.complete() || !r.Chart.complete() {
 		return nil, errors.New("content: incomplete rules")
 	}
 	l := &loader{fsys: fsys, label: label, rules: r}

@@ -230,6 +230,7 @@ var testRules = Rules{
 	LifePath:        rules.LifePath,
 	Square:          SquareRules{Counts: rules.SquareCounts(), LineKeys: rules.SquareLineKeys(), BandKeys: rules.BandKeys()},
 	Cards:           CardRules{Fields: testCardFields, Drawable: cards.Drawable},
+	Chart:           chartRules(),
 }
 
 // testCardFields are the fields the share cards show, as generator.CardFields lists them
@@ -239,6 +240,15 @@ var testCardFields = map[string][]string{
 	"life-path/*.yaml":   {"archetype", "short_description"},
 	"arcana.yaml":        {"[*].name", "[*].keyword"},
 	"compatibility.yaml": {"pairs[*].summary"},
+}
+
+// chartRules are the chart's facts as generator.ContentRules gives them.
+func chartRules() ChartRules {
+	r := ChartRules{Arcana: map[string][]int{}}
+	for z, arcana := range rules.ChartReadingArcana() {
+		r.Arcana[rules.ChartReadingZone(z).Key()] = arcana
+	}
+	return r
 }
 
 func TestLoadNeedsRules(t *testing.T) {

@@ -168,11 +168,11 @@ func TestCyclesProblems(t *testing.T) {
 				s = strings.Replace(s, "год 7, коротко", strings.Repeat("ж", 200), 1)
 				return map[string]string{
 					"cycles.yaml": s,
-					"chart.yaml":  replace(t, "chart.yaml", "\"money, аркан 1\"", "\"\""),
+					"chart.yaml":  replace(t, "chart.yaml", "\"money, аркан 3\"", "\"\""),
 				}
 			},
 			want: []string{
-				"content/chart.yaml:178: readings.money.1: empty text",
+				"content/chart.yaml:178: readings.money.3: empty text",
 				"content/cycles.yaml:2: intro: missing field",
 				"content/cycles.yaml:42: years.7.short: too long: 200 characters",
 				"content/cycles.yaml:68: months.0: unexpected personal month 0 (want 1–9)",

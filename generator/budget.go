@@ -30,8 +30,8 @@ type prerendered struct {
 	files []pageFile
 }
 
-// prerender renders the files of the routes without packed files (one per value) and the
-// pages, in the order they are written.
+// prerender renders the files of the routes without packed files (one per value), the MCP
+// config and the pages, in the order they are written.
 func (s *Site) prerender(ctx context.Context, years []int, encs map[string]encodeFunc) (*prerendered, error) {
 	pre := &prerendered{}
 	for _, r := range s.routes() {
@@ -50,6 +50,11 @@ func (s *Site) prerender(ctx context.Context, years []int, encs map[string]encod
 			pre.files = append(pre.files, pageFile{r.FilePath(vals), b})
 		}
 	}
+	mcp, err := s.MCPFileBody()
+	if err != nil {
+		return nil, err
+	}
+	pre.files = append(pre.files, pageFile{manifest.MCPFile, mcp})
 	pages, err := renderPages(s)
 	if err != nil {
 		return nil, err

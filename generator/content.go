@@ -11,7 +11,7 @@ import (
 // ContentRules are the rules the content must follow (docs/design.md §7): the life path
 // numbers with a file, the positions' order, the life path rule every famous person's
 // birth date is checked with, the square's counts, lines and bands its texts must
-// cover (§14), and the fields the share cards show with what their fonts draw. This is where content meets the rules: the content package
+// cover (§14), the arcana each reading zone of the chart holds (§15), and the fields the share cards show with what their fonts draw. This is where content meets the rules: the content package
 // loads and reports, the rules package decides, and neither imports the other.
 func ContentRules() content.Rules {
 	return content.Rules{
@@ -20,6 +20,7 @@ func ContentRules() content.Rules {
 		LifePath:        rules.LifePath,
 		Square:          content.SquareRules{Counts: rules.SquareCounts(), LineKeys: rules.SquareLineKeys(), BandKeys: rules.BandKeys()},
 		Cards:           content.CardRules{Fields: CardFields, Drawable: cards.Drawable},
+		Chart:           chartContentRules(),
 	}
 }
 
@@ -46,4 +47,14 @@ func LoadContent(fsys fs.FS, label string) (*content.Content, error) {
 	}
 	typesetContent(c)
 	return c, nil
+}
+
+// chartContentRules are the arcana of each reading zone of the chart, keyed as the content
+// keys them (rules.ChartReadingZone's keys are content.ChartReadingKeys).
+func chartContentRules() content.ChartRules {
+	r := content.ChartRules{Arcana: map[string][]int{}}
+	for z, arcana := range rules.ChartReadingArcana() {
+		r.Arcana[rules.ChartReadingZone(z).Key()] = arcana
+	}
+	return r
 }

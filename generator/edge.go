@@ -11,14 +11,17 @@ import (
 	"github.com/opennumerology/numerology/internal/contract"
 )
 
-// Header values of docs/design.md §4.
+// Header values of docs/design.md §4. Every Cache-Control says no-transform and every answer
+// Content-Encoding: identity, so that no layer between an edge and its client compresses
+// an answer under its identity ETag (§4, "Identity only").
 const (
-	CacheOK       = "public, max-age=86400, stale-while-revalidate=86400"
-	CacheError    = "public, max-age=3600"
-	CacheNoStore  = "no-store"
-	AllowMethods  = "GET, HEAD, OPTIONS"
-	ContentType   = "application/json; charset=utf-8"
-	LicenseHeader = "CC-BY-4.0"
+	CacheOK         = "public, max-age=86400, stale-while-revalidate=86400, no-transform"
+	CacheError      = "public, max-age=3600, no-transform"
+	CacheNoStore    = "no-store, no-transform"
+	AllowMethods    = "GET, HEAD, OPTIONS"
+	ContentType     = "application/json; charset=utf-8"
+	ContentEncoding = "identity"
+	LicenseHeader   = "CC-BY-4.0"
 )
 
 // Headers returns the header sets of §4.
@@ -26,6 +29,7 @@ func Headers() manifest.Headers {
 	return manifest.Headers{
 		Common: map[string]string{
 			"Content-Type":                  ContentType,
+			"Content-Encoding":              ContentEncoding,
 			"Access-Control-Allow-Origin":   "*",
 			"Access-Control-Expose-Headers": "ETag, Retry-After, X-API-License",
 			"X-API-License":                 LicenseHeader,
@@ -40,16 +44,21 @@ func Headers() manifest.Headers {
 			"500": {"Cache-Control": CacheNoStore},
 		},
 		// A 304 carries the 200's validator and caching headers but no representation
-		// metadata (RFC 9110 §15.4.5): no Content-Type.
+		// metadata (RFC 9110 §15.4.5): no Content-Type. Its Content-Encoding guides the
+		// update of a cached 200, which a layer adding "gzip" to it (wrangler dev's does to
+		// every answer without one) would mislabel.
 		NotModified: map[string]string{
 			"Cache-Control":                 CacheOK,
+			"Content-Encoding":              ContentEncoding,
 			"Access-Control-Allow-Origin":   "*",
 			"Access-Control-Expose-Headers": "ETag, Retry-After, X-API-License",
 			"X-API-License":                 LicenseHeader,
 			"X-Content-Type-Options":        "nosniff",
 		},
-		// The preflight has no body, so no Content-Type; it keeps the licence and nosniff.
+		// The preflight has no body, so no Content-Type; it keeps the licence and nosniff,
+		// and says identity like every other answer.
 		Preflight: map[string]string{
+			"Content-Encoding":             ContentEncoding,
 			"Access-Control-Allow-Origin":  "*",
 			"Access-Control-Allow-Methods": "GET, OPTIONS",
 			"Access-Control-Allow-Headers": "*",
@@ -197,6 +206,8 @@ func HeadersFile(h manifest.Headers) []byte {
 		for _, s := range sets {
 			maps.Copy(merged, s)
 		}
+		// A static host that compresses anyway would send its coding labelled identity.
+		delete(merged, "Content-Encoding")
 		b.WriteString(path + "\n")
 		for _, k := range slices.Sorted(maps.Keys(merged)) {
 			b.WriteString("  " + k + ": " + merged[k] + "\n")

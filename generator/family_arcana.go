@@ -89,10 +89,19 @@ func (p *pageRenderer) arcanaListPage() page {
 		title:       "Старшие арканы — " + p.s.Content.Site.Title,
 		description: "Двадцать два старших аркана матрицы судьбы: номер, название, ключевое слово и значение.",
 		fill: func(d *pageData) error {
-			d.ArcanaList = p.s.ArcanaList()
+			d.Page = &arcanaDoc{ArcanaList: p.s.ArcanaList()}
 			d.APIPath = RoutePath(manifest.RouteArcanaList)
 			return nil
 		}}
+}
+
+// arcanaDoc is what the arcana's pages show: the list, or one arcanum with where it can
+// stand and its neighbours.
+type arcanaDoc struct {
+	ArcanaList               ArcanaList
+	ArcanaRecord             *ArcanaRecord
+	PrevArcanum, NextArcanum *ArcanaItem
+	ArcanumPlaces            arcanumPlaces // where the arcanum can stand (arcanapositions.go)
 }
 
 // arcanaPages are the pages of the arcana, one each.
@@ -109,15 +118,15 @@ func (p *pageRenderer) arcanaPages() []page {
 			description: fmt.Sprintf("Аркан %d «%s»: ключевое слово — %s. Значение в матрице судьбы.", a.Number, a.Name, strings.ToLower(a.Keyword)),
 			fill: func(d *pageData) error {
 				rec := s.ArcanaRecord(a)
-				d.ArcanaRecord = &rec
+				doc := &arcanaDoc{ArcanaRecord: &rec, ArcanumPlaces: p.arcanumPlaces(a.Number)}
 				d.APIPath = RoutePath(manifest.RouteArcana, a.Number)
-				d.ArcanumPlaces = p.arcanumPlaces(a.Number)
 				if i > 0 {
-					d.PrevArcanum = &list[i-1]
+					doc.PrevArcanum = &list[i-1]
 				}
 				if i+1 < len(list) {
-					d.NextArcanum = &list[i+1]
+					doc.NextArcanum = &list[i+1]
 				}
+				d.Page = doc
 				return nil
 			}})
 	}

@@ -63,6 +63,14 @@ func CompatibilityPairPage(a, b int) string {
 	return "compatibility/" + strconv.Itoa(a) + "/" + strconv.Itoa(b) + ".html"
 }
 
+// compatDoc is what the compatibility pages show: every pair by number, or one pair with
+// its two numbers.
+type compatDoc struct {
+	CompatGroups  []compatGroup
+	Compat        *CompatibilityRecord
+	CompatNumbers []LifePathItem // the pair's two numbers (one when they are the same)
+}
+
 // compatGroup is one number's line of the compatibility page: its pairs with every number.
 type compatGroup struct {
 	Number LifePathItem
@@ -86,6 +94,8 @@ func (p *pageRenderer) compatibilityPages() []page {
 		title:       "Совместимость чисел жизненного пути — " + site,
 		description: "Совместимость двенадцати чисел жизненного пути: 78 пар, у каждой уровень словом, суть, сильные стороны, трудности и совет.",
 		fill: func(d *pageData) error {
+			doc := &compatDoc{}
+			d.Page = doc
 			for _, a := range list {
 				g := compatGroup{Number: a}
 				for _, b := range list {
@@ -95,7 +105,7 @@ func (p *pageRenderer) compatibilityPages() []page {
 					}
 					g.Pairs = append(g.Pairs, compatLink{b, strings.TrimPrefix(r.SourceURL, s.SiteURL), r.Level})
 				}
-				d.CompatGroups = append(d.CompatGroups, g)
+				doc.CompatGroups = append(doc.CompatGroups, g)
 			}
 			d.APIPath = RoutePath(manifest.RouteCompatibility, 3, 11)
 			return nil
@@ -114,11 +124,12 @@ func (p *pageRenderer) compatibilityPages() []page {
 				if !ok {
 					return fmt.Errorf("no compatibility text for %d and %d", a, b)
 				}
-				d.Compat = &r
+				doc := &compatDoc{Compat: &r}
+				d.Page = doc
 				d.APIPath = RoutePath(manifest.RouteCompatibility, a, b)
 				for _, it := range list {
 					if it.Number == a || it.Number == b {
-						d.CompatNumbers = append(d.CompatNumbers, it)
+						doc.CompatNumbers = append(doc.CompatNumbers, it)
 					}
 				}
 				return nil

@@ -155,13 +155,22 @@ type personDoc struct {
 	Born        string // the birth date in words, the Old Style one beside it (peopledates.go)
 }
 
+// lifePathDoc is what the life path pages show: the list, or one number with its famous
+// people and its neighbours.
+type lifePathDoc struct {
+	LifePaths  []LifePathItem
+	LifePath   *LifePathRecord
+	People     []personDoc
+	Prev, Next *LifePathItem
+}
+
 // lifePathListPage is the page of the 12 numbers.
 func (p *pageRenderer) lifePathListPage() page {
 	return page{file: LifePathListPage, template: "life-path-list.html", path: "/life-path", indexed: true,
 		card:        cards.Card{Title: "Числа жизненного пути"},
 		title:       "Числа жизненного пути — " + p.s.Content.Site.Title,
 		description: "Двенадцать чисел жизненного пути: от 1 до 9 и мастер-числа 11, 22 и 33.",
-		fill:        func(d *pageData) error { d.LifePaths = p.s.LifePathList(); return nil }}
+		fill:        func(d *pageData) error { d.Page = &lifePathDoc{LifePaths: p.s.LifePathList()}; return nil }}
 }
 
 // lifePathPages are the pages of the numbers, one each.
@@ -187,16 +196,17 @@ func (p *pageRenderer) lifePathPages() []page {
 func (p *pageRenderer) fillLifePath(d *pageData, list []LifePathItem, i int) {
 	lp := &p.s.Content.LifePaths[i]
 	rec := p.s.LifePathRecord(lp)
-	d.LifePath = &rec
+	doc := &lifePathDoc{LifePath: &rec}
+	d.Page = doc
 	d.APIPath = RoutePath(manifest.RouteLifePath, lp.Number)
 	for _, person := range lp.FamousPeople {
-		d.People = append(d.People, personDoc{person.Name, person.Field, bornText(person)})
+		doc.People = append(doc.People, personDoc{person.Name, person.Field, bornText(person)})
 	}
 	if i > 0 {
-		d.Prev = &list[i-1]
+		doc.Prev = &list[i-1]
 	}
 	if i+1 < len(list) {
-		d.Next = &list[i+1]
+		doc.Next = &list[i+1]
 	}
 }
 

@@ -217,6 +217,14 @@ type arcanumDoc struct {
 	Name, Keyword, Emoji, Description string
 }
 
+// matrixDoc is what the matrix pages show: the positions and the arcana, or the data the
+// details page's script draws a date with.
+type matrixDoc struct {
+	Positions   []positionDoc
+	Arcana      []arcanumDoc
+	DetailsJSON htmltemplate.JS
+}
+
 // matrixPages are the matrix page (positions and arcana) and the details page of a date.
 func (p *pageRenderer) matrixPages() []page {
 	site := p.s.Content.Site.Title
@@ -226,8 +234,7 @@ func (p *pageRenderer) matrixPages() []page {
 			title:       "Матрица судьбы — " + site,
 			description: "Матрица судьбы по дате рождения: 12 позиций и 22 старших аркана.",
 			fill: func(d *pageData) error {
-				d.Positions = p.positionDocs()
-				d.Arcana = p.arcanumDocs()
+				d.Page = &matrixDoc{Positions: p.positionDocs(), Arcana: p.arcanumDocs()}
 				return nil
 			}},
 		// The details page shows any date through its query string and draws it in the browser:
@@ -236,8 +243,9 @@ func (p *pageRenderer) matrixPages() []page {
 			card:        cards.Card{Title: "Расшифровка матрицы судьбы"},
 			title:       "Расшифровка матрицы судьбы — " + site,
 			description: "Матрица судьбы для выбранной даты рождения: 12 позиций с арканами и их значениями.",
-			fill: func(d *pageData) (err error) {
-				d.DetailsJSON, err = p.detailsJSON()
+			fill: func(d *pageData) error {
+				js, err := p.detailsJSON()
+				d.Page = &matrixDoc{DetailsJSON: js}
 				return err
 			}},
 	}

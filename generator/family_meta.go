@@ -82,6 +82,7 @@ type APIIndex struct {
 	OpenAPI     string       `json:"openapi"`
 	Docs        string       `json:"docs"`     // the human home page
 	LLMsTxt     string       `json:"llms_txt"` // llms.txt at the site root
+	MCP         string       `json:"mcp"`      // the MCP endpoint: every route as a tool (docs/mcp.md)
 	Routes      []IndexRoute `json:"routes"`
 	RateLimit   string       `json:"rate_limit"`
 	Dataset     []IndexFile  `json:"dataset"` // the whole API as downloadable archives
@@ -148,7 +149,7 @@ func (s *Site) APIIndex() APIIndex {
 	for _, d := range Downloads() {
 		dataset = append(dataset, IndexFile{d.Format, s.SiteURL + d.Path})
 	}
-	description := fmt.Sprintf("Открытый API только для чтения: 12 чисел жизненного пути и их совместимость, 22 старших аркана и 12 позиций матрицы судьбы, а для каждой даты рождения с 01.01.%d по 31.12.%d — её число жизненного пути, матрица судьбы и квадрат Пифагора (психоматрица).",
+	description := fmt.Sprintf("Открытый API только для чтения: 12 чисел жизненного пути и их совместимость, 22 старших аркана и 12 позиций матрицы судьбы, а для каждой даты рождения с 01.01.%d по 31.12.%d — её число жизненного пути, матрица судьбы, полная карта матрицы судьбы и квадрат Пифагора (психоматрица).",
 		rules.FirstYear, rules.LastYear)
 	return APIIndex{
 		Name:        s.Content.Site.Title,
@@ -158,6 +159,7 @@ func (s *Site) APIIndex() APIIndex {
 		OpenAPI:     s.SiteURL + RoutePath(manifest.RouteOpenAPI),
 		Docs:        s.SiteURL + "/",
 		LLMsTxt:     s.SiteURL + "/" + LLMsFile,
+		MCP:         s.SiteURL + manifest.MCPPath,
 		Routes:      s.indexRoutes(),
 		RateLimit:   fmt.Sprintf("%d запросов за %d секунд с одного адреса %s", contract.RateLimitRequests, contract.RateLimitWindowSeconds, s.limitedRoutesRu()),
 		Dataset:     dataset,
@@ -166,6 +168,16 @@ func (s *Site) APIIndex() APIIndex {
 		Attribution: s.Attribution,
 		Disclaimer:  s.Content.Site.Disclaimer,
 	}
+}
+
+// homeDoc is what the home page shows besides the routes: the errors, the matrix rule, the
+// count of dates, the attribution and the 12 numbers.
+type homeDoc struct {
+	Errors          []errorDoc
+	Rule            []ruleLine
+	MatrixCount     string
+	AttributionLink htmltemplate.HTML
+	LifePaths       []LifePathItem
 }
 
 // homePage is the index route's page: what the API is, its routes, errors, limits, the
@@ -179,11 +191,13 @@ func (p *pageRenderer) homePage() page {
 		title:       s.Content.Site.Title + " — числа жизненного пути и матрица судьбы",
 		description: description,
 		fill: func(d *pageData) error {
-			d.Errors = p.errorDocs()
-			d.Rule = p.ruleLines()
-			d.MatrixCount = GroupThousands(rules.DatesInYears(allYears()))
-			d.AttributionLink = htmltemplate.HTML(s.AttributionHTML) // built and escaped by NewSite
-			d.LifePaths = s.LifePathList()
+			d.Page = &homeDoc{
+				Errors:          p.errorDocs(),
+				Rule:            p.ruleLines(),
+				MatrixCount:     GroupThousands(rules.DatesInYears(allYears())),
+				AttributionLink: htmltemplate.HTML(s.AttributionHTML), // built and escaped by NewSite
+				LifePaths:       s.LifePathList(),
+			}
 			return nil
 		}}
 }

@@ -65,30 +65,8 @@ type pageData struct {
 	Downloads     []Download
 	Card          shareCard // the page's share image, for og:image and twitter:image
 
-	// home
-	Errors          []errorDoc
-	Rule            []ruleLine
-	MatrixCount     string
-	AttributionLink htmltemplate.HTML
-	// life path pages
-	LifePaths  []LifePathItem
-	LifePath   *LifePathRecord
-	People     []personDoc
-	APIPath    string
-	Prev, Next *LifePathItem
-	// arcana pages
-	ArcanaList               ArcanaList
-	ArcanaRecord             *ArcanaRecord
-	PrevArcanum, NextArcanum *ArcanaItem
-	ArcanumPlaces            arcanumPlaces // where the arcanum can stand (arcanapositions.go)
-	// compatibility pages
-	CompatGroups  []compatGroup
-	Compat        *CompatibilityRecord
-	CompatNumbers []LifePathItem // the pair's two numbers (one when they are the same)
-	// matrix pages
-	Positions   []positionDoc
-	Arcana      []arcanumDoc
-	DetailsJSON htmltemplate.JS
+	// APIPath is the API path of the page's record, for its "in the API" links.
+	APIPath string
 	// Page is what a route family's page shows beyond the fields above, of a type of that
 	// family's own file (the square's pages: *squareDoc); templates read it as .Page.
 	Page any

@@ -14,7 +14,6 @@ import (
 	"github.com/opennumerology/numerology/generator/rules"
 )
 
-
 // TestSquareEncoderMatchesEncode holds the fast encoder byte-identical to encoding a
 // SquareRecord with go-json, for every date of the range (a sample under -short).
 func TestSquareEncoderMatchesEncode(t *testing.T) {

@@ -38,7 +38,7 @@ func route(name string) manifest.Route {
 }
 
 // RoutePath is the path of the named route with its parameters filled in, in order
-// ("life-path", 7 → "/api/public/life-path/7"); renderers build API URLs with it.
+// (the life path 7 → its record's API path); renderers build API URLs with it.
 func RoutePath(name string, params ...int) string {
 	r := route(name)
 	p := r.Pattern
@@ -218,6 +218,7 @@ func routeUnits() []routeUnit {
 		arcanaFamily(),
 		compatibilityFamily(),
 		squareFamily(),
+		chartFamily(),
 	)
 }
 

@@ -1,5 +1,10 @@
 package rules
 
+import (
+	"slices"
+	"sync"
+)
+
 // ChartMethod is the method every chart record names (docs/design.md §15): N. Ladini's
 // destiny matrix on the 22 major arcana, reduced by R of §6 (the sum of the digits while
 // above 22), inner points taken towards the centre E, the chakra map with the horizontal
@@ -308,3 +313,76 @@ func ComputeChart(day, month, year int) Chart {
 	}
 	return c
 }
+
+// ChartReadingZone is a zone of the chart whose arcana each have a reading of their own in
+// the chart's texts (docs/design.md §15): the money channel, the love channel and the karmic
+// tail.
+type ChartReadingZone int
+
+// The reading zones, in the order the texts serve them.
+const (
+	ReadingMoney ChartReadingZone = iota
+	ReadingLove
+	ReadingKarmicTail
+	NumChartReadingZones int = iota
+)
+
+var chartReadingZoneKeys = [NumChartReadingZones]string{"money", "love", "karmic_tail"}
+
+// Key returns the zone's key, as the chart's texts name it: "money", "love", "karmic_tail".
+func (z ChartReadingZone) Key() string { return chartReadingZoneKeys[z] }
+
+// ChartReadingZoneKeys returns the reading zones' keys in order.
+func ChartReadingZoneKeys() []string { return append([]string(nil), chartReadingZoneKeys[:]...) }
+
+// Arcana returns the arcana the zone holds in a chart, in the order they are read along it:
+// the money channel's entry (C2), its money point and the balance; the love channel's entry
+// (D2), its love point and the balance; the karmic tail D, D1, D2.
+func (z ChartReadingZone) Arcana(c *Chart) [3]uint8 {
+	switch z {
+	case ReadingMoney:
+		return [3]uint8{c.Channels[ChannelMoneyEntry], c.Channels[ChannelMoney], c.Channels[ChannelBalance]}
+	case ReadingLove:
+		return [3]uint8{c.Channels[ChannelRelationshipEntry], c.Channels[ChannelLove], c.Channels[ChannelBalance]}
+	}
+	return c.KarmicTail
+}
+
+// ChartReadingArcana returns, for each reading zone, the arcana it holds over every date of
+// FirstYear–LastYear, ascending: the texts give a reading for each of them and for no
+// other. (No point of these zones is ever 1 or 2: each is a reduced sum of at least two
+// arcana, D of three.) The walk over the range is done once per process; each call gets its
+// own slices.
+func ChartReadingArcana() [NumChartReadingZones][]int {
+	var out [NumChartReadingZones][]int
+	for z, arcana := range chartReadingArcana() {
+		out[z] = slices.Clone(arcana)
+	}
+	return out
+}
+
+// chartReadingArcana is the walk of ChartReadingArcana, once.
+var chartReadingArcana = sync.OnceValue(func() [NumChartReadingZones][]int {
+	var seen [NumChartReadingZones][23]bool
+	for y := FirstYear; y <= LastYear; y++ {
+		for m := 1; m <= 12; m++ {
+			for d := 1; d <= DaysIn(m, y); d++ {
+				c := ComputeChart(d, m, y)
+				for z := range NumChartReadingZones {
+					for _, a := range ChartReadingZone(z).Arcana(&c) {
+						seen[z][a] = true
+					}
+				}
+			}
+		}
+	}
+	var out [NumChartReadingZones][]int
+	for z := range seen {
+		for a, ok := range seen[z] {
+			if ok {
+				out[z] = append(out[z], a)
+			}
+		}
+	}
+	return out
+})

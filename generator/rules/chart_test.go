@@ -281,6 +281,51 @@ func TestChartProperties(t *testing.T) {
 	}
 }
 
+// TestChartReadingArcana checks the arcana each reading zone holds over the range against a
+// walk of its own over the chart's fields (the money channel's entry, money point and
+// balance; the love channel's entry, love point and balance; the karmic tail), and pins
+// what the chart's editor found: 3–22 in each, never 1 or 2.
+func TestChartReadingArcana(t *testing.T) {
+	var seen [NumChartReadingZones][23]bool
+	forEachChart(t, func(date string, d, m, y int, c *Chart) {
+		ch := c.Channels
+		for z, arcana := range [NumChartReadingZones][]uint8{
+			{ch[ChannelMoneyEntry], ch[ChannelMoney], ch[ChannelBalance]},
+			{ch[ChannelRelationshipEntry], ch[ChannelLove], ch[ChannelBalance]},
+			{c.Points[PointD], c.Points[PointD1], c.Points[PointD2]},
+		} {
+			if got := ChartReadingZone(z).Arcana(c); !slices.Equal(got[:], arcana) {
+				t.Fatalf("%s: zone %s holds %v, the chart's fields %v", date, ChartReadingZone(z).Key(), got, arcana)
+			}
+			for _, a := range arcana {
+				seen[z][a] = true
+			}
+		}
+	})
+	got := ChartReadingArcana()
+	for z := range NumChartReadingZones {
+		var want []int
+		for a, ok := range seen[z] {
+			if ok {
+				want = append(want, a)
+			}
+		}
+		if !slices.Equal(got[z], want) {
+			t.Errorf("zone %s takes %v, the walk finds %v", ChartReadingZone(z).Key(), got[z], want)
+		}
+		if want[0] != 3 || want[len(want)-1] != 22 || len(want) != 20 {
+			t.Errorf("zone %s takes %v, want 3–22", ChartReadingZone(z).Key(), want)
+		}
+	}
+	got[0][0] = 99
+	if ChartReadingArcana()[0][0] == 99 {
+		t.Error("ChartReadingArcana hands out its own slices")
+	}
+	if strings.Join(ChartReadingZoneKeys(), " ") != "money love karmic_tail" {
+		t.Errorf("reading zones %v", ChartReadingZoneKeys())
+	}
+}
+
 func TestAgeLineAges(t *testing.T) {
 	if AgeLineAge(0) != 0 || AgeLineAge(AgeLinePoints-1) != 78.75 {
 		t.Errorf("age line runs from %g to %g, want 0 to 78.75", AgeLineAge(0), AgeLineAge(AgeLinePoints-1))
