@@ -70,7 +70,7 @@ func arcanaFamily() []routeUnit {
 					return s.ArcanaRecord(&s.Content.Arcana[i]), nil
 				}), nil
 			},
-			pages: func(p *pageRenderer) []page { return p.arcanaPages() },
+			pages:  func(p *pageRenderer) []page { return p.arcanaPages() },
 			tables: arcanaTables,
 		},
 	}}

@@ -49,7 +49,7 @@ func compatibilityFamily() []routeUnit {
 					return r, nil
 				}), nil
 			},
-			pages: func(p *pageRenderer) []page { return p.compatibilityPages() },
+			pages:  func(p *pageRenderer) []page { return p.compatibilityPages() },
 			tables: compatibilityTables,
 		},
 	}}

@@ -11,8 +11,8 @@ import (
 	"github.com/opennumerology/numerology/content"
 	"github.com/opennumerology/numerology/generator/cards"
 	"github.com/opennumerology/numerology/generator/manifest"
-	"github.com/opennumerology/numerology/generator/pack/table"
 	"github.com/opennumerology/numerology/generator/openapi"
+	"github.com/opennumerology/numerology/generator/pack/table"
 	"github.com/opennumerology/numerology/generator/rules"
 )
 

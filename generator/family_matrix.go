@@ -48,7 +48,7 @@ func matrixFamily() []routeUnit {
 				}
 				return func(dst []byte, v []int) ([]byte, error) { return e.Append(dst, v[0], v[1], v[2]), nil }, nil
 			},
-			pages: func(p *pageRenderer) []page { return p.matrixPages() },
+			pages:  func(p *pageRenderer) []page { return p.matrixPages() },
 			tables: matrixTables,
 		},
 	}, {

@@ -101,7 +101,7 @@ func squareFamily() []routeUnit {
 				}
 				return func(dst []byte, v []int) ([]byte, error) { return e.Append(dst, v[0], v[1], v[2]) }, nil
 			},
-			pages: func(p *pageRenderer) []page { return []page{p.squareDetailsPage()} },
+			pages:  func(p *pageRenderer) []page { return []page{p.squareDetailsPage()} },
 			tables: squareTables,
 		},
 	}}
