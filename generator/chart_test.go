@@ -398,6 +398,11 @@ func TestChartTable(t *testing.T) {
 				key = strings.Replace(key, "_"+col, "."+col, 1)
 			}
 			n, ok := vals[key]
+			for k, v := range vals {
+				if !ok && strings.EqualFold(k, key) {
+					n, ok = v, true
+				}
+			}
 			if !ok {
 				t.Fatalf("column %s: no value %s of the rule", name, key)
 			}

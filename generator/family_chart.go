@@ -434,14 +434,15 @@ func chartMeaningsFields(*Site) map[string]obj {
 func chartTables() []Table {
 	cols := dateColumns()
 	arc := func(name, desc string) { cols = append(cols, intColumn(name, desc, 1, 22)) }
+	// Column names are lower case, to be SQL names without quotes: the point A is column a.
 	for _, k := range rules.ChartPointKeys() {
-		arc(k, "Point "+k+" of the octagram (arcanum)")
+		arc(strings.ToLower(k), "Point "+k+" of the octagram (arcanum)")
 	}
 	for _, k := range rules.ChartChannelKeys() {
-		arc(k, "Channel point "+k+" (arcanum); money_entry is C2, relationship_entry D2")
+		arc(strings.ToLower(k), "Channel point "+k+" (arcanum); money_entry is C2, relationship_entry D2")
 	}
 	for _, k := range rules.ChartPurposeKeys() {
-		arc("purpose_"+k, "Purpose "+k+" (arcanum)")
+		arc("purpose_"+strings.ToLower(k), "Purpose "+k+" (arcanum)")
 	}
 	for i, p := range []string{"D", "D1", "D2"} {
 		arc("karmic_tail_"+itoa(i+1), "Karmic tail, arcanum "+itoa(i+1)+" of 3 (point "+p+")")

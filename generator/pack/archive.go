@@ -44,17 +44,22 @@ func newGzip(out io.Writer) (*pgzip.Writer, error) {
 	return gz, nil
 }
 
-// zipWriter writes the files of the zip, sorted, under one top folder, each directory just
-// before its first file, with fixed times and modes and no extra fields, so that the bytes
-// depend on the files only. Each file is deflated alone, or stored when that is not
-// smaller (the Parquet files are compressed already).
+// zipWriter writes the files of the zip as they come, under one top folder, each
+// directory just before its first file, with fixed times and modes and no extra fields, so
+// that the bytes depend on the files only. Each file is deflated alone, or stored when that
+// is not smaller (the Parquet files are compressed already). Files are deflated on a
+// goroutine of their own while the next is rendered, a bounded number ahead, and written
+// in the order given.
 type zipWriter struct {
 	top     string
 	modTime time.Time
-	files   []file // sorted by name
 }
 
-func (w *zipWriter) write(ctx context.Context, out *countWriter) error {
+// zipAhead is how many files are deflated ahead of the one being written.
+const zipAhead = 2
+
+// write writes the files emit gives, in its order, to out.
+func (w *zipWriter) write(ctx context.Context, out *countWriter, emit func(put func(name string, body []byte) error) error) error {
 	bw := bufio.NewWriterSize(out, 1<<20)
 	zw := zip.NewWriter(bw)
 	// MS-DOS time fields set directly: FileHeader.Modified would add an extra field.
@@ -67,10 +72,6 @@ func (w *zipWriter) write(ctx context.Context, out *countWriter) error {
 		h.SetMode(mode)
 		return h
 	}
-	payloads, err := deflateAll(ctx, w.files)
-	if err != nil {
-		return err
-	}
 	seen := map[string]bool{}
 	dir := func(name string) error {
 		h := header(name, os.ModeDir|0o755)
@@ -81,33 +82,66 @@ func (w *zipWriter) write(ctx context.Context, out *countWriter) error {
 	if err := dir(w.top + "/"); err != nil {
 		return err
 	}
-	for i, f := range w.files {
-		parts := strings.Split(f.name, "/")
-		for j := 1; j < len(parts); j++ {
-			d := strings.Join(parts[:j], "/")
-			if !seen[d] {
-				seen[d] = true
-				if err := dir(w.top + "/" + d + "/"); err != nil {
-					return err
+	type deflated struct {
+		name          string
+		body, payload []byte // payload nil: stored
+		err           error
+	}
+	queue := make(chan chan deflated, zipAhead)
+	eg, ectx := errgroup.WithContext(ctx)
+	eg.Go(func() error {
+		defer close(queue)
+		return emit(func(name string, body []byte) error {
+			ch := make(chan deflated, 1)
+			select {
+			case queue <- ch:
+			case <-ectx.Done():
+				return ectx.Err()
+			}
+			go func() {
+				p, err := deflate(body)
+				ch <- deflated{name, body, p, err}
+			}()
+			return nil
+		})
+	})
+	eg.Go(func() error {
+		for ch := range queue {
+			f := <-ch
+			if f.err != nil {
+				return f.err
+			}
+			parts := strings.Split(f.name, "/")
+			for j := 1; j < len(parts); j++ {
+				d := strings.Join(parts[:j], "/")
+				if !seen[d] {
+					seen[d] = true
+					if err := dir(w.top + "/" + d + "/"); err != nil {
+						return err
+					}
 				}
 			}
+			h := header(w.top+"/"+f.name, 0o644)
+			h.CRC32 = crc32.ChecksumIEEE(f.body)
+			h.UncompressedSize64 = uint64(len(f.body))
+			payload := f.body
+			h.Method = zip.Store
+			if f.payload != nil {
+				h.Method, payload = zip.Deflate, f.payload
+			}
+			h.CompressedSize64 = uint64(len(payload))
+			pw, err := zw.CreateRaw(h)
+			if err != nil {
+				return err
+			}
+			if _, err := pw.Write(payload); err != nil {
+				return err
+			}
 		}
-		h := header(w.top+"/"+f.name, 0o644)
-		h.CRC32 = crc32.ChecksumIEEE(f.body)
-		h.UncompressedSize64 = uint64(len(f.body))
-		payload := f.body
-		h.Method = zip.Store
-		if payloads[i] != nil {
-			h.Method, payload = zip.Deflate, payloads[i]
-		}
-		h.CompressedSize64 = uint64(len(payload))
-		pw, err := zw.CreateRaw(h)
-		if err != nil {
-			return err
-		}
-		if _, err := pw.Write(payload); err != nil {
-			return err
-		}
+		return nil
+	})
+	if err := eg.Wait(); err != nil {
+		return err
 	}
 	if err := zw.Close(); err != nil {
 		return err
@@ -118,31 +152,19 @@ func (w *zipWriter) write(ctx context.Context, out *countWriter) error {
 // zipLevel is the deflate level of the zip's files.
 const zipLevel = 6
 
-// deflateAll deflates every file on several goroutines; a file that deflating does not
-// make smaller (nil) is stored.
-func deflateAll(ctx context.Context, files []file) ([][]byte, error) {
-	out := make([][]byte, len(files))
-	eg, ectx := errgroup.WithContext(ctx)
-	eg.SetLimit(runtime.GOMAXPROCS(0))
-	for i, f := range files {
-		eg.Go(func() error {
-			if err := ectx.Err(); err != nil {
-				return err
-			}
-			var b bytes.Buffer
-			fw, err := kflate.NewWriter(&b, zipLevel)
-			if err != nil {
-				return err
-			}
-			fw.Write(f.body)
-			fw.Close()
-			if b.Len() < len(f.body) {
-				out[i] = b.Bytes()
-			}
-			return nil
-		})
+// deflate deflates a file, or returns nil when that does not make it smaller.
+func deflate(body []byte) ([]byte, error) {
+	var b bytes.Buffer
+	fw, err := kflate.NewWriter(&b, zipLevel)
+	if err != nil {
+		return nil, err
 	}
-	return out, eg.Wait()
+	fw.Write(body) // a bytes.Buffer does not fail
+	fw.Close()
+	if b.Len() < len(body) {
+		return b.Bytes(), nil
+	}
+	return nil, nil
 }
 
 // writeArchive writes a download into a temporary file beside a.Path, which it returns

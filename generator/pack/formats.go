@@ -121,16 +121,23 @@ type metaRow struct{ key, value string }
 
 // writeSQLite builds the database of every table, with its primary key (a table of a date
 // is kept in date order: WITHOUT ROWID, keyed by the date) and foreign keys, and a meta
-// table, then returns its bytes. It is built in memory and written by VACUUM INTO, a
-// compact file in the rollback journal's format (no WAL), so the same rows give the same
-// bytes. dir holds the file for the moment it takes.
+// table, then returns its bytes. It is built in a file of its own in dir, with no journal,
+// the tables created and filled in one order, rows in key order, and nothing deleted: the
+// same rows give the same bytes, and the pages are as full as SQLite fills them. Its page
+// cache is bounded (cache_size), so the memory it takes does not grow with the tables.
 func writeSQLite(ctx context.Context, dir string, tables []*table.Table, meta []metaRow) ([]byte, error) {
-	db, err := sql.Open("sqlite", ":memory:")
+	tmp, err := os.MkdirTemp(dir, ".sqlite-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	file := filepath.Join(tmp, SQLite)
+	db, err := sql.Open("sqlite", file)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	db.SetMaxOpenConns(1) // one connection: one in-memory database
+	db.SetMaxOpenConns(1) // one connection, whose pragmas hold
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, err
@@ -144,7 +151,7 @@ func writeSQLite(ctx context.Context, dir string, tables []*table.Table, meta []
 	}
 	for _, q := range []string{
 		"PRAGMA page_size = " + strconv.Itoa(sqlitePageSize),
-		"PRAGMA journal_mode = OFF", "PRAGMA synchronous = OFF",
+		"PRAGMA journal_mode = OFF", "PRAGMA synchronous = OFF", "PRAGMA cache_size = -8192",
 		"CREATE TABLE meta (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
 	} {
 		if err := exec(q); err != nil {
@@ -174,13 +181,10 @@ func writeSQLite(ctx context.Context, dir string, tables []*table.Table, meta []
 	if err := tx.Commit(); err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp(dir, ".sqlite-")
-	if err != nil {
+	if err := conn.Close(); err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
-	file := filepath.Join(tmp, SQLite)
-	if err := exec("VACUUM INTO ?", file); err != nil {
+	if err := db.Close(); err != nil {
 		return nil, err
 	}
 	return os.ReadFile(file)

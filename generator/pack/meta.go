@@ -61,44 +61,67 @@ type dataset struct {
 
 func (d *dataset) base() string { return BaseName(d.m.APIVersion) }
 
-// files renders every file of the zip, sorted by name: the tables as CSV and Parquet, the
-// database, the JSON of the routes without a date, the documents and SHA256SUMS. dir is a
-// folder for the database to be written in for the moment it takes.
-func (d *dataset) files(dir string) ([]file, error) {
-	var files []file
+// listed is a file of the zip as datapackage.json and SHA256SUMS state it.
+type listed struct {
+	name string
+	size int64
+	sum  [sha256.Size]byte
+}
+
+// emit renders every file of the zip and hands each to put, in the zip's order: the
+// database, each table as CSV and Parquet, the JSON of the routes without a date, then the
+// documents, which list the files before them, and SHA256SUMS last. Only one file's bytes
+// are held at a time (and what put keeps); body is put's to keep. dir is a folder for the
+// database to be written in for the moment it takes.
+func (d *dataset) emit(ctx context.Context, dir string, put func(name string, body []byte) error) error {
+	var files []listed
+	add := func(name string, body []byte) error {
+		files = append(files, listed{name, int64(len(body)), sha256.Sum256(body)})
+		return put(name, body)
+	}
+	db, err := writeSQLite(ctx, dir, d.build.tables, d.metaRows())
+	if err != nil {
+		return &OutputError{err}
+	}
+	if err := add(SQLite, db); err != nil {
+		return err
+	}
+	db = nil
 	for _, t := range d.build.tables {
-		files = append(files, file{CSVDir + "/" + t.Name + ".csv", writeCSV(t)})
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := add(CSVDir+"/"+t.Name+".csv", writeCSV(t)); err != nil {
+			return err
+		}
 		pq, err := writeParquet(t)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		files = append(files, file{ParquetDir + "/" + t.Name + ".parquet", pq})
+		if err := add(ParquetDir+"/"+t.Name+".parquet", pq); err != nil {
+			return err
+		}
 	}
-	db, err := writeSQLite(context.Background(), dir, d.build.tables, d.metaRows())
-	if err != nil {
-		return nil, &OutputError{err}
+	for _, f := range d.build.api {
+		if err := add(f.name, f.body); err != nil {
+			return err
+		}
 	}
-	files = append(files, file{SQLite, db})
-	files = append(files, d.build.api...)
 	pkg, err := d.dataPackage(files)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	files = append(files,
-		file{DataPackageFile, pkg},
-		file{CitationFile, d.citation()},
-		file{LicenseFile, d.license()},
-		file{ReadmeFile, d.readme()},
-	)
-	slices.SortFunc(files, func(a, b file) int { return strings.Compare(a.name, b.name) })
+	for _, f := range []file{{DataPackageFile, pkg}, {CitationFile, d.citation()}, {LicenseFile, d.license()}, {ReadmeFile, d.readme()}} {
+		if err := add(f.name, f.body); err != nil {
+			return err
+		}
+	}
+	slices.SortFunc(files, func(a, b listed) int { return strings.Compare(a.name, b.name) })
 	var sums strings.Builder
 	for _, f := range files {
-		h := sha256.Sum256(f.body)
-		sums.WriteString(hex.EncodeToString(h[:]) + "  " + f.name + "\n")
+		sums.WriteString(hex.EncodeToString(f.sum[:]) + "  " + f.name + "\n")
 	}
-	files = append(files, file{SumsFile, []byte(sums.String())})
-	slices.SortFunc(files, func(a, b file) int { return strings.Compare(a.name, b.name) })
-	return files, nil
+	return put(SumsFile, []byte(sums.String()))
 }
 
 // yearsLabel is the years as a range, "1900–2100", or listed when they are not one.
@@ -277,20 +300,17 @@ func dateRange(t *table.Table) (first, last string) {
 }
 
 // hashOf is a file's Resource.Hash.
-func hashOf(b []byte) string {
-	h := sha256.Sum256(b)
-	return HashPrefix + hex.EncodeToString(h[:])
-}
+func hashOf(f listed) string { return HashPrefix + hex.EncodeToString(f.sum[:]) }
 
 // downloadURL is the URL a file of downloads/ is published at.
 func (d *dataset) downloadURL(name string) string {
 	return d.m.SiteURL + "/" + manifest.DownloadsDir + "/" + name
 }
 
-func (d *dataset) dataPackage(files []file) ([]byte, error) {
-	byName := map[string][]byte{}
+func (d *dataset) dataPackage(files []listed) ([]byte, error) {
+	byName := map[string]listed{}
 	for _, f := range files {
-		byName[f.name] = f.body
+		byName[f.name] = f
 	}
 	var titles []string
 	pkg := DataPackage{
@@ -316,7 +336,7 @@ func (d *dataset) dataPackage(files []file) ([]byte, error) {
 		pkg.Resources = append(pkg.Resources, Resource{
 			Name: t.Name, Type: "table", Path: csvPath, Title: t.Title, Description: t.Description,
 			Format: "csv", Mediatype: "text/csv", Encoding: "utf-8",
-			Bytes: int64(len(byName[csvPath])), Hash: hashOf(byName[csvPath]),
+			Bytes: byName[csvPath].size, Hash: hashOf(byName[csvPath]),
 			Dialect: &Dialect{Delimiter: ",", LineTerminator: "\n", QuoteChar: `"`, DoubleQuote: true, Header: true},
 			Schema:  schema(t, same),
 		})
@@ -326,7 +346,7 @@ func (d *dataset) dataPackage(files []file) ([]byte, error) {
 		pkg.Resources = append(pkg.Resources, Resource{
 			Name: t.Name + ParquetSuffix, Type: "table", Path: pqPath, Title: t.Title + " (Parquet)", Description: t.Description,
 			Format: "parquet", Mediatype: "application/vnd.apache.parquet",
-			Bytes: int64(len(byName[pqPath])), Hash: hashOf(byName[pqPath]),
+			Bytes: byName[pqPath].size, Hash: hashOf(byName[pqPath]),
 			Schema: schema(t, parquetName),
 		})
 	}
@@ -334,7 +354,7 @@ func (d *dataset) dataPackage(files []file) ([]byte, error) {
 		Name: "sqlite", Path: SQLite, Title: "Every table in one SQLite database",
 		Description: "The tables above as one SQLite 3 database, with their primary and foreign keys, and a meta table (API version, licence, attribution, source URL, years, the content's date).",
 		Format:      "sqlite", Mediatype: "application/vnd.sqlite3",
-		Bytes: int64(len(byName[SQLite])), Hash: hashOf(byName[SQLite]),
+		Bytes: byName[SQLite].size, Hash: hashOf(byName[SQLite]),
 	})
 	for _, r := range d.build.dateRoutes {
 		pkg.Resources = append(pkg.Resources, Resource{

@@ -9,6 +9,7 @@
 package pack
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -143,7 +144,7 @@ func Pack(ctx context.Context, opts Options) (*Result, error) {
 	if opts.ModTime.IsZero() {
 		opts.ModTime = DefaultModTime
 	}
-	t, err := openTree(opts.Dir)
+	t, err := openTree(opts.Dir, opts.Publish)
 	if err != nil {
 		return nil, &InputError{err}
 	}
@@ -164,16 +165,42 @@ func Pack(ctx context.Context, opts Options) (*Result, error) {
 			os.Remove(p)
 		}
 	}()
-	packed := map[string][]packedFile{}
-	work := len(b.otherRoutes)
-	for _, r := range b.dateRoutes {
-		if packed[r.Name], err = packedFiles(r, t.m.Years); err != nil {
-			return nil, &InputError{err}
-		}
-		work += len(packed[r.Name])
+	work := 0
+	for _, r := range t.m.Edge.Routes {
+		work += len(r.Values(t.m.Years))
 	}
 	prog := newProgress(opts.OnProgress, work)
 	defer prog.stop()
+	// Each route's records: its first checked against the tree's file (the tree is the
+	// content's), each handed to the route's tables.
+	each := func(r manifest.Route, then func(vals []int, body []byte) error) error {
+		first := true
+		fill := b.fill[r.Name]
+		return routeRecords(ctx, c, r, t.m.Years, func(vals []int, body []byte) error {
+			if first {
+				first = false
+				if err := t.checkTree(r, vals, body); err != nil {
+					return &InputError{err}
+				}
+			}
+			if fill != nil {
+				if err := fill(vals, body); err != nil {
+					return &InputError{fmt.Errorf("%s: %w", r.FilePath(vals), err)}
+				}
+			}
+			prog.add(1)
+			return then(vals, body)
+		})
+	}
+	// The routes without a date: their files go into the zip as they are.
+	for _, r := range b.otherRoutes {
+		if err := each(r, func(vals []int, body []byte) error {
+			b.api = append(b.api, file{r.FilePath(vals), bytes.Clone(body)})
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+	}
 	archives := []Archive{{}} // the zip's place, filled last
 	write := func(a Archive, fn func(context.Context, *countWriter) error) (Archive, error) {
 		tmp, err := writeArchive(ctx, &a, fn)
@@ -182,39 +209,39 @@ func Pack(ctx context.Context, opts Options) (*Result, error) {
 		}
 		return a, err
 	}
-	// The date routes' records, each streamed from its packed files into its .jsonl.gz.
+	// The date routes' records, each route's streamed into its .jsonl.gz in date order.
 	for _, r := range b.dateRoutes {
 		name := JSONLName(r.Name)
 		a, err := write(Archive{Name: name, Path: filepath.Join(opts.To, name)}, func(ctx context.Context, w *countWriter) error {
-			return t.writeJSONL(ctx, w, packed[r.Name], b.fill[r.Name], prog)
+			gz, err := newGzip(w)
+			if err != nil {
+				return err
+			}
+			if err := each(r, func(_ []int, body []byte) error {
+				_, err := gz.Write(body)
+				return err
+			}); err != nil {
+				return err
+			}
+			return gz.Close()
 		})
 		if err != nil {
 			return nil, err
 		}
 		archives = append(archives, a)
 	}
-	// The routes without a date: their files go into the zip as they are, and fill tables.
-	for _, r := range b.otherRoutes {
-		for _, vals := range r.Values(t.m.Years) {
-			p := r.FilePath(vals)
-			body, err := t.file(p, nil)
-			if err != nil {
-				return nil, &InputError{err}
-			}
-			if err := b.add(r, vals, p, body); err != nil {
-				return nil, &InputError{err}
-			}
-		}
-		prog.add(1)
-	}
 	d := &dataset{m: datasetMeta(t.m, opts.ContentDate), c: c, build: b}
-	files, err := d.files(opts.To)
-	if err != nil {
-		return nil, err
-	}
 	base := BaseName(t.m.APIVersion)
-	zw := &zipWriter{top: base, modTime: opts.ModTime.UTC(), files: files}
-	if archives[0], err = write(Archive{Name: base + Zip, Path: filepath.Join(opts.To, base+Zip)}, zw.write); err != nil {
+	zw := &zipWriter{top: base, modTime: opts.ModTime.UTC()}
+	entries := 0
+	if archives[0], err = write(Archive{Name: base + Zip, Path: filepath.Join(opts.To, base+Zip)}, func(ctx context.Context, w *countWriter) error {
+		return zw.write(ctx, w, func(put func(string, []byte) error) error {
+			return d.emit(ctx, opts.To, func(name string, body []byte) error {
+				entries++
+				return put(name, body)
+			})
+		})
+	}); err != nil {
 		return nil, err
 	}
 	// All written: rename them into place, in the order written (tmps), the zip last.
@@ -230,7 +257,7 @@ func Pack(ctx context.Context, opts Options) (*Result, error) {
 			return nil, &OutputError{err}
 		}
 	}
-	res := &Result{Archives: archives, Entries: len(files), Duration: time.Since(start)}
+	res := &Result{Archives: archives, Entries: entries, Duration: time.Since(start)}
 	for _, tb := range b.tables {
 		res.Tables = append(res.Tables, TableRows{tb.Name, tb.Len()})
 	}
@@ -277,17 +304,6 @@ func newBuild(routes []manifest.Route, sources []table.Source) (*build, error) {
 		}
 	}
 	return b, nil
-}
-
-// add takes a file of a route without a date: into the zip, and into the route's tables.
-func (b *build) add(r manifest.Route, vals []int, p string, body []byte) error {
-	b.api = append(b.api, file{p, body})
-	if fill := b.fill[r.Name]; fill != nil {
-		if err := fill(vals, body); err != nil {
-			return fmt.Errorf("%s: %w", p, err)
-		}
-	}
-	return nil
 }
 
 // publish copies the downloads that fit into dir/downloads/, removes the older downloads

@@ -3,202 +3,175 @@ package pack
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
+	"errors"
 	"fmt"
-	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
-	"strings"
 
+	json "github.com/goccy/go-json"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/opennumerology/numerology/generator/manifest"
 )
 
-// tree is a generated tree as pack reads it: its manifest, and its files, each checked
-// against the manifest's entry (file). Pack reads nothing else of the tree: the date
-// routes' records from their packed files, the other routes' from their files, all found
-// through the edge config's route table.
+// tree is what pack takes from a generated tree: its manifest's facts (API version, site
+// URL, API base, years, route table), and, to publish, the whole manifest. Pack reads no
+// record of the tree: it renders every record from the content (routeRecords) and checks a
+// few against the tree's files (checkTree).
 type tree struct {
-	dir   string
-	m     *manifest.Manifest
-	index map[string]*manifest.File
+	dir string
+	m   *manifest.Manifest // Files is nil unless the tree is to be published
 }
 
-func openTree(dir string) (*tree, error) {
-	m, err := manifest.Load(dir)
+// openTree reads the tree's manifest: only its facts, not its file list, unless full.
+func openTree(dir string, full bool) (*tree, error) {
+	if full {
+		m, err := manifest.Load(dir)
+		if err != nil {
+			return nil, err
+		}
+		return &tree{dir: dir, m: m}, nil
+	}
+	b, err := os.ReadFile(filepath.Join(dir, manifest.FileName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w (run numerology generate first)", filepath.Join(dir, manifest.FileName), manifest.ErrNoManifest)
+	}
 	if err != nil {
 		return nil, err
 	}
-	return &tree{dir: dir, m: m, index: m.Index()}, nil
-}
-
-// file returns the bytes of a file of the tree, checked against its manifest entry: its
-// size and sha256. It reads into buf when buf has room.
-func (t *tree) file(p string, buf []byte) ([]byte, error) {
-	f, ok := t.index[p]
-	if !ok {
-		return nil, manifest.Mismatch(fmt.Errorf("%s does not list %s (run numerology verify --dir %s)", filepath.Join(t.dir, manifest.FileName), p, t.dir))
+	// The facts without the file list: a full tree's list is 300,000 entries, which pack
+	// does not need and which would triple its memory.
+	var head struct {
+		manifest.Manifest
+		Files skipped `json:"files"`
 	}
-	if !fs.ValidPath(p) || strings.Contains(p, `\`) {
-		return nil, manifest.Mismatch(fmt.Errorf("%s lists %q, which is not a path inside the tree", filepath.Join(t.dir, manifest.FileName), p))
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, manifest.FileName), errors.Join(manifest.ErrInvalid, err))
 	}
-	body, err := readFile(filepath.Join(t.dir, filepath.FromSlash(p)), f.Size, buf)
+	head.Manifest.Files = nil
+	m, err := manifest.Parse(mustEncode(head.Manifest))
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", p, unwrapPath(err))
+		return nil, err
 	}
-	sum := sha256.Sum256(body)
-	if int64(len(body)) != f.Size || hex.EncodeToString(sum[:]) != f.SHA256 {
-		return nil, manifest.Mismatch(fmt.Errorf("%s does not match the manifest (run numerology verify --dir %s)", p, t.dir))
-	}
-	return body, nil
+	return &tree{dir: dir, m: m}, nil
 }
 
-// packedFile is one packed file of a date route and the values its lines hold, in order.
-type packedFile struct {
-	path string
-	vals [][]int
-}
+// skipped decodes a JSON value into nothing.
+type skipped struct{}
 
-// packedFiles lists a date route's packed files in the order of its values, each with the
-// values of its lines, one a line from the first: the route's records in date order are
-// these files joined.
-func packedFiles(r manifest.Route, years []int) ([]packedFile, error) {
-	line := slices.Index(r.ParamNames(), r.Packed.Line)
-	var out []packedFile
-	var prev []int
-	for _, vals := range r.Values(years) {
-		// The values of one file differ only in the line's parameter; its path is filled in
-		// once.
-		if len(out) == 0 || !sameBut(vals, prev, line) {
-			p, _ := r.PackedPath(vals)
-			out = append(out, packedFile{path: p})
-		}
-		f := &out[len(out)-1]
-		if vals[line] != len(f.vals)+1 {
-			return nil, fmt.Errorf("route %s: %s would hold %v on line %d, after %d lines", r.Name, f.path, vals, vals[line], len(f.vals))
-		}
-		f.vals = append(f.vals, vals)
-		prev = vals
-	}
-	return out, nil
-}
+func (skipped) UnmarshalJSON([]byte) error { return nil }
 
-// sameBut reports whether a and b are equal but for their values at i.
-func sameBut(a, b []int, i int) bool {
-	for j := range a {
-		if j != i && a[j] != b[j] {
-			return false
-		}
-	}
-	return len(a) == len(b)
-}
-
-// readAhead is how many packed files are read ahead of the one being compressed.
-const readAhead = 32
-
-// writeJSONL writes a date route's records, its packed files joined in date order, to w
-// through a reproducible parallel gzip, and hands every record to fill (nil: no tables).
-// The files are read and checked on several goroutines, a bounded number ahead.
-func (t *tree) writeJSONL(ctx context.Context, w io.Writer, files []packedFile, fill func([]int, []byte) error, prog *progress) error {
-	gz, err := newGzip(w)
+func mustEncode(m manifest.Manifest) []byte {
+	b, err := json.Marshal(m)
 	if err != nil {
-		return err
+		panic(err) // a Manifest always encodes
 	}
-	results := make([]chan []byte, len(files))
+	return b
+}
+
+// recordChunk is how many records a worker of routeRecords renders at a time.
+const recordChunk = 512
+
+// routeRecords yields a route's records for the years, in the order of its values (date
+// order for a date route, one a date), each with its canonical values and the exact bytes
+// the API serves for it, rendered by the route's renderer (Content.Render). It is the one
+// place pack gets the records from: whatever the tree's layout of files, the records are
+// the same. The records are rendered on several goroutines, a bounded number of chunks
+// ahead, and yielded in order; body is valid only during the call.
+func routeRecords(ctx context.Context, c *Content, r manifest.Route, years []int, yield func(vals []int, body []byte) error) error {
+	values := r.Values(years)
+	chunks := (len(values) + recordChunk - 1) / recordChunk
+	workers := max(1, min(runtime.GOMAXPROCS(0), chunks))
+	type chunk struct {
+		buf  []byte
+		ends []int // where each record of the chunk ends in buf
+	}
+	results := make([]chan chunk, chunks)
 	for i := range results {
-		results[i] = make(chan []byte, 1)
+		results[i] = make(chan chunk, 1)
+	}
+	// A chunk's buffers are given back once it is yielded: at most 2×workers chunks are
+	// rendered ahead of the one being yielded.
+	free := make(chan chunk, 2*workers)
+	for range cap(free) {
+		free <- chunk{}
 	}
 	eg, ectx := errgroup.WithContext(ctx)
-	// Each slot is a buffer a file is read into, given back once it is compressed: the
-	// files read ahead are at most readAhead, and their buffers are reused.
-	slots := make(chan []byte, readAhead)
-	for range readAhead {
-		slots <- nil
-	}
-	type job struct {
-		i   int
-		buf []byte
-	}
-	next := make(chan job)
+	next := make(chan int)
 	eg.Go(func() error {
 		defer close(next)
-		for i := range files {
-			var buf []byte
+		for i := range chunks {
 			select {
-			case buf = <-slots:
-			case <-ectx.Done():
-				return nil
-			}
-			select {
-			case next <- job{i, buf}:
+			case next <- i:
 			case <-ectx.Done():
 				return nil
 			}
 		}
 		return nil
 	})
-	for range max(2, runtime.GOMAXPROCS(0)) {
+	for range workers {
+		render, err := c.Render(r.Name)
+		if err != nil {
+			return err
+		}
 		eg.Go(func() error {
-			for j := range next {
-				body, err := t.file(files[j.i].path, j.buf)
-				if err != nil {
-					return &InputError{err}
+			for i := range next {
+				var ch chunk
+				select {
+				case ch = <-free:
+				case <-ectx.Done():
+					return nil
 				}
-				results[j.i] <- body
+				ch.buf, ch.ends = ch.buf[:0], ch.ends[:0]
+				for _, vals := range values[i*recordChunk : min(len(values), (i+1)*recordChunk)] {
+					if ch.buf, err = render(ch.buf, vals); err != nil {
+						return fmt.Errorf("route %s, %s: %w", r.Name, r.FilePath(vals), err)
+					}
+					ch.ends = append(ch.ends, len(ch.buf))
+				}
+				results[i] <- ch
 			}
 			return nil
 		})
 	}
 	eg.Go(func() error {
-		for i, f := range files {
-			var body []byte
+		for i := range chunks {
+			var ch chunk
 			select {
-			case body = <-results[i]:
+			case ch = <-results[i]:
 			case <-ectx.Done():
 				return nil
 			}
-			if err := splitLines(f, body, fill); err != nil {
-				return &InputError{err}
+			start := 0
+			for k, end := range ch.ends {
+				if err := yield(values[i*recordChunk+k], ch.buf[start:end]); err != nil {
+					return err
+				}
+				start = end
 			}
-			if _, err := gz.Write(body); err != nil {
-				return &OutputError{err}
-			}
-			slots <- body // pgzip has copied it
-			prog.add(1)
+			free <- ch
 		}
 		return nil
 	})
 	if err := eg.Wait(); err != nil {
 		return err
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return gz.Close()
+	return ctx.Err()
 }
 
-// splitLines checks that a packed file holds one record a line, a line for each of its
-// values, and hands each to fill.
-func splitLines(f packedFile, body []byte, fill func([]int, []byte) error) error {
-	rest := body
-	for i, vals := range f.vals {
-		n := bytes.IndexByte(rest, '\n')
-		if n < 0 {
-			return fmt.Errorf("%s: %d lines, want %d (run numerology verify)", f.path, i, len(f.vals))
-		}
-		if fill != nil {
-			if err := fill(vals, rest[:n+1]); err != nil {
-				return fmt.Errorf("%s: line %d: %w", f.path, i+1, err)
-			}
-		}
-		rest = rest[n+1:]
+// checkTree checks that the tree was generated from the content pack renders the records
+// from: a route's first record is its file in the tree, byte for byte. A tree generated
+// from other content (another --content) is refused rather than packed as what it is not.
+func (t *tree) checkTree(r manifest.Route, vals []int, body []byte) error {
+	p := r.FilePath(vals)
+	got, err := os.ReadFile(filepath.Join(t.dir, filepath.FromSlash(p)))
+	if err != nil {
+		return manifest.Mismatch(fmt.Errorf("read %s: %w (run numerology verify --dir %s)", p, unwrapPath(err), t.dir))
 	}
-	if len(rest) > 0 {
-		return fmt.Errorf("%s: more than %d lines (run numerology verify)", f.path, len(f.vals))
+	if !bytes.Equal(got, body) {
+		return manifest.Mismatch(fmt.Errorf("%s is not what the content gives: the tree was generated from other content (pack --content names the tree's; run numerology verify --dir %s)", p, t.dir))
 	}
 	return nil
 }

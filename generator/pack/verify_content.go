@@ -19,6 +19,9 @@ import (
 // give is looked for and named; the others are only said to differ.
 const maxDiffs = 20
 
+// maxDiffBytes bounds what is kept of the files that differ, to name where: 64 MiB.
+const maxDiffBytes = 64 << 20
+
 // checkContent derives the zip's files again, from the content for the site URL, years and
 // date its datapackage.json states, and reports every file that is missing, extra or
 // different; for a table's CSV or a JSON file it names the first row and column, or field,
@@ -42,10 +45,6 @@ func (c *archiveCheck) checkContent(ctx context.Context, facts *pkgFacts, conten
 	if err != nil {
 		return err
 	}
-	files, err := d.files(tmp)
-	if err != nil {
-		return err
-	}
 	expected := map[nameKey]bool{}
 	type differs struct {
 		ord  int32
@@ -53,23 +52,29 @@ func (c *archiveCheck) checkContent(ctx context.Context, facts *pkgFacts, conten
 		name string
 	}
 	var diffs []differs
-	for _, f := range files {
-		key := keyOf(f.name)
+	kept := 0 // bytes of the diffs' wants kept
+	if err := d.emit(ctx, tmp, func(name string, body []byte) error {
+		key := keyOf(name)
 		expected[key] = true
 		i, ok := c.index[key]
 		switch {
 		case !ok && c.stopped:
-			c.add(ProblemMissing, f.name, "a file of the dataset, not among the entries read before reading stopped")
+			c.add(ProblemMissing, name, "a file of the dataset, not among the entries read before reading stopped")
 		case !ok:
-			c.add(ProblemMissing, f.name, "a file of the dataset, not in the archive")
+			c.add(ProblemMissing, name, "a file of the dataset, not in the archive")
 		case c.entries[i].broken:
-		case c.entries[i].sum != sha256.Sum256(f.body):
-			if len(diffs) < maxDiffs {
-				diffs = append(diffs, differs{c.entries[i].ord, f.body, f.name})
+		case c.entries[i].sum != sha256.Sum256(body):
+			// What a file should hold is kept to say where it differs, within a bound.
+			if len(diffs) < maxDiffs && kept+len(body) <= maxDiffBytes {
+				kept += len(body)
+				diffs = append(diffs, differs{c.entries[i].ord, body, name})
 			} else {
-				c.add(ProblemCorrupt, f.name, "differs from what pack makes of the rules and the content")
+				c.add(ProblemCorrupt, name, "differs from what pack makes of the rules and the content")
 			}
 		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	for _, df := range diffs {
 		detail := "differs from what pack makes of the rules and the content"
@@ -171,41 +176,24 @@ func derive(ctx context.Context, c *Content, m meta) (*dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range b.otherRoutes {
-		render, err := c.Render(r.Name)
-		if err != nil {
-			return nil, err
-		}
-		for _, vals := range r.Values(m.Years) {
-			body, err := render(nil, vals)
-			if err != nil {
-				return nil, fmt.Errorf("route %s, %v: %w", r.Name, vals, err)
-			}
-			if err := b.add(r, vals, r.FilePath(vals), body); err != nil {
-				return nil, err
-			}
-		}
-	}
-	for _, r := range b.dateRoutes {
+	for _, r := range append(b.otherRoutes, b.dateRoutes...) {
 		fill := b.fill[r.Name]
-		if fill == nil {
+		if fill == nil && r.Packed != nil {
 			continue
 		}
-		render, err := c.Render(r.Name)
-		if err != nil {
+		if err := routeRecords(ctx, c, r, m.Years, func(vals []int, body []byte) error {
+			if r.Packed == nil {
+				b.api = append(b.api, file{r.FilePath(vals), bytes.Clone(body)})
+			}
+			if fill == nil {
+				return nil
+			}
+			if err := fill(vals, body); err != nil {
+				return fmt.Errorf("route %s, %v: %w", r.Name, vals, err)
+			}
+			return nil
+		}); err != nil {
 			return nil, err
-		}
-		var buf []byte
-		for i, vals := range r.Values(m.Years) {
-			if i%4096 == 0 && ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			if buf, err = render(buf[:0], vals); err != nil {
-				return nil, fmt.Errorf("route %s, %v: %w", r.Name, vals, err)
-			}
-			if err := fill(vals, buf); err != nil {
-				return nil, fmt.Errorf("route %s, %v: %w", r.Name, vals, err)
-			}
 		}
 	}
 	return &dataset{m: m, c: c, build: b}, nil

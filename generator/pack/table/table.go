@@ -76,12 +76,20 @@ type Table struct {
 	n    int
 }
 
-// column holds a column's values: ints for Integer and Date, texts for Text, and for a
-// Nullable column which rows hold none.
+// column holds a column's values: ints for Integer and Date (bytes for an Integer column
+// bounded to 0–255, such as an arcanum: a date table of the chart has 150 of them), texts
+// for Text, and for a Nullable column which rows hold none.
 type column struct {
 	ints  []int32
+	bytes []uint8
 	texts []string
 	null  []bool
+}
+
+// small reports whether an Integer column's values are kept as bytes: its bounds say they
+// fit one.
+func (c *Column) small() bool {
+	return c.Type == Integer && (c.Min != 0 || c.Max != 0) && c.Min >= 0 && c.Max <= 255
 }
 
 // Value is one value of a row: an Integer, Date or Text, or Null.
@@ -146,15 +154,21 @@ func (t *Table) Append(row ...Value) error {
 		if v.kind != c.Type && !(v.kind == 0 && c.Nullable) {
 			return fmt.Errorf("table %s: column %s takes %s values, not %q", t.Name, c.Name, c.Type.SchemaType(), v.String())
 		}
+		if v.kind == Integer && (c.Min != 0 || c.Max != 0) && (int(v.n) < c.Min || int(v.n) > c.Max) {
+			return fmt.Errorf("table %s: column %s: %d is outside %d–%d", t.Name, c.Name, v.n, c.Min, c.Max)
+		}
 	}
 	if t.cols == nil {
 		t.cols = make([]column, len(t.Columns))
 	}
 	for i, v := range row {
 		c := &t.cols[i]
-		if t.Columns[i].Type == Text {
+		switch {
+		case t.Columns[i].Type == Text:
 			c.texts = append(c.texts, v.s)
-		} else {
+		case t.Columns[i].small():
+			c.bytes = append(c.bytes, uint8(v.n))
+		default:
 			c.ints = append(c.ints, v.n)
 		}
 		if t.Columns[i].Nullable {
@@ -171,8 +185,11 @@ func (t *Table) Value(row, col int) Value {
 	if c.null != nil && c.null[row] {
 		return Value{}
 	}
-	if t.Columns[col].Type == Text {
+	switch {
+	case t.Columns[col].Type == Text:
 		return Value{kind: Text, s: c.texts[row]}
+	case t.Columns[col].small():
+		return Value{kind: Integer, n: int32(c.bytes[row])}
 	}
 	return Value{kind: t.Columns[col].Type, n: c.ints[row]}
 }
