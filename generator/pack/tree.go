@@ -99,12 +99,24 @@ func routeRecords(ctx context.Context, c *Content, r manifest.Route, years []int
 		free <- chunk{}
 	}
 	eg, ectx := errgroup.WithContext(ctx)
-	next := make(chan int)
+	// The chunks are handed out in order, each with a free buffer: a chunk holds its
+	// buffer before any later chunk, so the one yielded next always has one.
+	type job struct {
+		i  int
+		ch chunk
+	}
+	next := make(chan job)
 	eg.Go(func() error {
 		defer close(next)
 		for i := range chunks {
+			var ch chunk
 			select {
-			case next <- i:
+			case ch = <-free:
+			case <-ectx.Done():
+				return nil
+			}
+			select {
+			case next <- job{i, ch}:
 			case <-ectx.Done():
 				return nil
 			}
@@ -117,21 +129,17 @@ func routeRecords(ctx context.Context, c *Content, r manifest.Route, years []int
 			return err
 		}
 		eg.Go(func() error {
-			for i := range next {
-				var ch chunk
-				select {
-				case ch = <-free:
-				case <-ectx.Done():
-					return nil
-				}
+			for j := range next {
+				ch := j.ch
 				ch.buf, ch.ends = ch.buf[:0], ch.ends[:0]
-				for _, vals := range values[i*recordChunk : min(len(values), (i+1)*recordChunk)] {
+				for _, vals := range values[j.i*recordChunk : min(len(values), (j.i+1)*recordChunk)] {
+					var err error
 					if ch.buf, err = render(ch.buf, vals); err != nil {
 						return fmt.Errorf("route %s, %s: %w", r.Name, r.FilePath(vals), err)
 					}
 					ch.ends = append(ch.ends, len(ch.buf))
 				}
-				results[i] <- ch
+				results[j.i] <- ch
 			}
 			return nil
 		})
