@@ -62,7 +62,7 @@ ratio=$(echo "scale=3; $pm / $tm" | bc)
 echo
 printf 'median wall time of %d rounds: tar czf %.2fs (%s), numerology pack %.2fs (%s): ratio %.2f (per round %s; target ≤ 1.00)\n' \
 	"$rounds" "$tm" "$(spread "${tar_w[@]}")" "$pm" "$(spread "${pack_w[@]}")" "$ratio" "$(spread "${ratios[@]}")"
-printf 'median peak RSS of pack: %d MB (%s MB; target ≤ 200)\n' $((rss / 1024)) "$(printf '%s\n' "${pack_m[@]}" | awk '{printf "%s%d", NR>1?", ":"", $1/1024}')"
+printf 'median peak RSS of pack: %d MB (%s MB; target ≤ 200)\n' $((rss / 1024)) "$(printf '%s\n' "${pack_m[@]}" | awk '{print int($1 / 1024)}' | paste -sd, -)"
 limit=$((25 << 20))
 echo "downloads (limit 25 MiB = $limit bytes):"
 ok=1
