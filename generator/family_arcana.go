@@ -10,6 +10,7 @@ import (
 	"github.com/opennumerology/numerology/content"
 	"github.com/opennumerology/numerology/generator/cards"
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/generator/pack/table"
 	"github.com/opennumerology/numerology/generator/rules"
 )
 
@@ -69,8 +70,8 @@ func arcanaFamily() []routeUnit {
 					return s.ArcanaRecord(&s.Content.Arcana[i]), nil
 				}), nil
 			},
-			pages: func(p *pageRenderer) []page { return p.arcanaPages() },
-			table: arcanaTable,
+			pages:  func(p *pageRenderer) []page { return p.arcanaPages() },
+			tables: arcanaTables,
 		},
 	}}
 }
@@ -194,28 +195,27 @@ func (s *Site) ArcanaRecord(a *content.Arcanum) ArcanaRecord {
 	}
 }
 
-// arcanaTable is arcana.csv: the 22 arcana, one row each, from their records.
-func arcanaTable() Table {
-	return Table{
+// arcanaTables is arcana: the 22 arcana, a row each, from their records.
+func arcanaTables() []Table {
+	return []Table{{&table.Table{
 		Name:        "arcana",
 		Title:       "The 22 arcana",
-		Description: "Number, Russian name, keyword, emoji and description of each major arcana, as in api/public/arcana/{number}.json; the matrix records name them by number.",
+		Description: "Number, Russian name, keyword, emoji and description of each major arcanum, as in " + route(manifest.RouteArcana).File + "; the matrix records name them by number.",
 		Russian:     "старшие арканы: номер, название, ключевое слово, эмодзи, описание",
-		Fields: []TableField{
-			{Name: "number", Type: "integer", Description: "Arcana number", Unique: true, Min: 1, Max: len(rules.ArcanaNumbers)},
-			strField("name", "Name (Russian)"), strField("keyword", "Keyword (Russian)"), strField("emoji", "Emoji"),
-			strField("description", "Description (Russian)"),
+		Columns: []table.Column{
+			{Name: "number", Type: table.Integer, Description: "Arcanum number", Unique: true, Min: 1, Max: len(rules.ArcanaNumbers)},
+			textColumn("name", "Name (Russian)"), textColumn("keyword", "Keyword (Russian)"), textColumn("emoji", "Emoji"),
+			textColumn("description", "Description (Russian)"),
 		},
 		PrimaryKey: []string{"number"},
-		Rows: func(vals []int, body []byte) ([][]string, error) {
-			var r ArcanaRecord
-			if err := json.Unmarshal(body, &r); err != nil {
-				return nil, fmt.Errorf("not an arcana record: %w", err)
-			}
-			if r.Number != vals[0] {
-				return nil, fmt.Errorf("holds arcanum %d", r.Number)
-			}
-			return [][]string{{strconv.Itoa(r.Number), r.Name, r.Keyword, r.Emoji, r.Description}}, nil
-		},
-	}
+	}, func(t *table.Table, vals []int, body []byte) error {
+		var r ArcanaRecord
+		if err := json.Unmarshal(body, &r); err != nil {
+			return fmt.Errorf("not an arcana record: %w", err)
+		}
+		if r.Number != vals[0] {
+			return fmt.Errorf("holds arcanum %d", r.Number)
+		}
+		return t.Append(table.Int(r.Number), table.Str(r.Name), table.Str(r.Keyword), table.Str(r.Emoji), table.Str(r.Description))
+	}}}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/opennumerology/numerology/generator/cards"
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/generator/pack/table"
 	"github.com/opennumerology/numerology/generator/rules"
 )
 
@@ -47,7 +48,8 @@ func chartFamily() []routeUnit {
 				}
 				return encodeOnce(m)
 			},
-			pages: func(p *pageRenderer) []page { return []page{p.chartPage()} },
+			pages:  func(p *pageRenderer) []page { return []page{p.chartPage()} },
+			tables: chartMeaningsTables,
 		},
 	}, {
 		row: manifest.Route{
@@ -73,8 +75,8 @@ func chartFamily() []routeUnit {
 				}
 				return func(dst []byte, v []int) ([]byte, error) { return e.Append(dst, v[0], v[1], v[2]) }, nil
 			},
-			pages: func(p *pageRenderer) []page { return []page{p.chartDetailsPage()} },
-			table: chartTable,
+			pages:  func(p *pageRenderer) []page { return []page{p.chartDetailsPage()} },
+			tables: chartTables,
 		},
 	}}
 }
@@ -427,29 +429,26 @@ func chartMeaningsFields(*Site) map[string]obj {
 	}
 }
 
-// chartTable is chart.csv: every value of the chart of each date, by date.
-func chartTable() Table {
-	fields := []TableField{
-		{Name: "date", Type: "date", Description: "Birth date, ISO 8601 (YYYY-MM-DD)", Unique: true},
-		intField("day", "Day of the month", 1, 31),
-		intField("month", "Month", 1, 12),
-		intField("year", "Year", rules.FirstYear, rules.LastYear),
-	}
-	arc := func(name, desc string) { fields = append(fields, intField(name, desc, 1, 22)) }
+// chartTables is chart: the date and every arcanum of its chart, a row a date, in the
+// order of the record (chartValues), the age line included.
+func chartTables() []Table {
+	cols := dateColumns()
+	arc := func(name, desc string) { cols = append(cols, intColumn(name, desc, 1, 22)) }
+	// Column names are lower case, to be SQL names without quotes: the point A is column a.
 	for _, k := range rules.ChartPointKeys() {
-		arc(k, "Point "+k+" of the octagram (arcanum)")
+		arc(strings.ToLower(k), "Point "+k+" of the octagram (arcanum)")
 	}
 	for _, k := range rules.ChartChannelKeys() {
-		arc(k, "Channel point "+k+" (arcanum); money_entry is C2, relationship_entry D2")
+		arc(strings.ToLower(k), "Channel point "+k+" (arcanum); money_entry is C2, relationship_entry D2")
 	}
 	for _, k := range rules.ChartPurposeKeys() {
-		arc("purpose_"+k, "Purpose "+k+" (arcanum)")
+		arc("purpose_"+strings.ToLower(k), "Purpose "+k+" (arcanum)")
 	}
 	for i, p := range []string{"D", "D1", "D2"} {
-		arc("karmic_tail_"+strconv.Itoa(i+1), "Karmic tail, arcanum "+strconv.Itoa(i+1)+" of 3 (point "+p+")")
+		arc("karmic_tail_"+itoa(i+1), "Karmic tail, arcanum "+itoa(i+1)+" of 3 (point "+p+")")
 	}
 	for i, p := range []string{"B", "B1", "B2"} {
-		arc("talents_"+strconv.Itoa(i+1), "Talents, arcanum "+strconv.Itoa(i+1)+" of 3 (point "+p+")")
+		arc("talents_"+itoa(i+1), "Talents, arcanum "+itoa(i+1)+" of 3 (point "+p+")")
 	}
 	for _, ch := range rules.ChakraKeys() {
 		for _, col := range rules.ChakraColumnKeys() {
@@ -459,38 +458,104 @@ func chartTable() Table {
 	for _, col := range rules.ChakraColumnKeys() {
 		arc("total_"+col, "Chakra map: the reduced sum of the "+col+" column (arcanum)")
 	}
-	return Table{
+	for i := range rules.AgeLinePoints {
+		age := strings.ReplaceAll(strconv.FormatFloat(rules.AgeLineAge(i), 'f', -1, 64), ".", ",")
+		arc(fmt.Sprintf("age_line_%02d", i), "Age line, point "+itoa(i)+" of 64: the arcanum at the age of "+age+" years")
+	}
+	dates := len(dateColumns())
+	var fks []table.ForeignKey
+	for _, c := range cols[dates:] {
+		fks = append(fks, table.ForeignKey{Column: c.Name, Table: "arcana", TableColumn: "number"})
+	}
+	chart := &table.Table{
 		Name:        "chart",
 		Title:       "Full destiny-matrix chart of every birth date",
-		Description: "One row per date: the octagram's 28 points, the channels, the purposes, the karmic tail, the talents and the chakra map with its totals, each an arcanum 1–22, as in api/public/chart/{day}/{month}/{year}.json (method " + rules.ChartMethod + "). The age line is in the JSON records; the texts are in api/public/chart/meanings.json.",
-		Russian:     "полная карта матрицы судьбы для каждой даты: дата ISO, день, месяц, год, 28 точек, каналы, предназначения, кармический хвост, линия талантов и карта чакр с итогами — номерами арканов",
-		Fields:      fields,
+		Description: "One row per date: every arcanum (1–22) of the chart, in the order of the record at " + route(RouteChart).File + " (method " + rules.ChartMethod + "): the octagram's 28 points, the channels, the purposes, the karmic tail, the talents, the chakra map with its totals and the 64 points of the age line. The arcana's names are in arcana; the zones' texts in chart_zones and chart_readings.",
+		Russian:     "полная карта матрицы судьбы для каждой даты: дата ISO, день, месяц, год, 28 точек, каналы, предназначения, кармический хвост, линия талантов, карта чакр с итогами и 64 точки линии возраста — номерами арканов",
+		Columns:     cols,
 		PrimaryKey:  []string{"date"},
-		Rows: func(vals []int, body []byte) ([][]string, error) {
-			d, m, y, v, ok := scanChart(body)
-			if !ok {
-				var r ChartRecord
-				if err := json.Unmarshal(body, &r); err != nil {
-					return nil, fmt.Errorf("not a chart record: %w", err)
-				}
-				d, m, y, v = r.Input.Day, r.Input.Month, r.Input.Year, r.values()
-			}
-			if d != vals[0] || m != vals[1] || y != vals[2] {
-				return nil, fmt.Errorf("holds the record of %d.%d.%d", d, m, y)
-			}
-			row := make([]string, 0, len(fields))
-			row = append(row, fmt.Sprintf("%04d-%02d-%02d", y, m, d), strconv.Itoa(d), strconv.Itoa(m), strconv.Itoa(y))
-			for _, n := range v[:chartTableValues] {
-				row = append(row, strconv.Itoa(n))
-			}
-			return [][]string{row}, nil
-		},
+		ForeignKeys: fks,
 	}
+	return []Table{{chart, func(t *table.Table, vals []int, body []byte) error {
+		d, m, y, v, ok := scanChart(body)
+		if !ok {
+			var r ChartRecord
+			if err := json.Unmarshal(body, &r); err != nil {
+				return fmt.Errorf("not a chart record: %w", err)
+			}
+			d, m, y, v = r.Input.Day, r.Input.Month, r.Input.Year, r.values()
+		}
+		if err := checkDate(vals, d, m, y); err != nil {
+			return err
+		}
+		for _, a := range v {
+			if a < 1 || a > 22 {
+				return fmt.Errorf("arcanum %d is outside 1–22", a)
+			}
+		}
+		return t.Append(append(dateValues(d, m, y), ints(v[:]...)...)...)
+	}}}
 }
 
-// chartTableValues is how many of a chart's values (chartValues order) chart.csv holds:
-// all but the age line.
-const chartTableValues = chartValueCount - rules.AgeLinePoints
+// chartMeaningsTables are chart_zones and chart_readings: the texts of /chart/meanings,
+// keyed, a row a zone and a row a reading.
+func chartMeaningsTables() []Table {
+	zones := &table.Table{
+		Name:        "chart_zones",
+		Title:       "What each zone of the full chart means",
+		Description: "One row per zone of the chart, as in " + route(RouteChartMeanings).File + ": its key (a column of chart, or a whole: inner, money_channel, relationship_channel, male_line, female_line, chakras), title, the method's usual term, and description, in Russian.",
+		Russian:     "что означает каждая зона полной карты: ключ, название, термин метода, описание",
+		Columns: []table.Column{
+			{Name: "key", Type: table.Text, Description: "The zone's key", Unique: true},
+			textColumn("title", "The zone's title (Russian)"),
+			textColumn("term", "The usual Russian term of the method; empty when the title is that term"),
+			textColumn("description", "What the zone means (Russian)"),
+		},
+		PrimaryKey: []string{"key"},
+	}
+	readings := &table.Table{
+		Name:        "chart_readings",
+		Title:       "The reading of each arcanum in the chart's money channel, love channel and karmic tail",
+		Description: "One row per zone and arcanum, as in " + route(RouteChartMeanings).File + ": the zone (a key of chart_zones), the record fields it reads, the arcanum and its reading, in Russian.",
+		Russian:     "чтения арканов в денежном канале, канале отношений и кармическом хвосте: зона, поля записи, аркан, текст",
+		Columns: []table.Column{
+			textColumn("zone", "The zone: a key of chart_zones"),
+			textColumn("fields", "The fields of the chart record the zone's arcana are read from, one a line"),
+			intColumn("arcana", "Arcanum (1–22); see arcana", 1, 22),
+			textColumn("reading", "The reading (Russian)"),
+		},
+		PrimaryKey: []string{"zone", "arcana"},
+		ForeignKeys: []table.ForeignKey{
+			{Column: "zone", Table: "chart_zones", TableColumn: "key"},
+			{Column: "arcana", Table: "arcana", TableColumn: "number"},
+		},
+	}
+	return []Table{{zones, func(t *table.Table, _ []int, body []byte) error {
+		var m ChartMeanings
+		if err := json.Unmarshal(body, &m); err != nil {
+			return fmt.Errorf("not the chart's meanings: %w", err)
+		}
+		for _, z := range m.Zones {
+			if err := t.Append(table.Str(z.Key), table.Str(z.Title), table.Str(z.Term), table.Str(z.Description)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}, {readings, func(t *table.Table, _ []int, body []byte) error {
+		var m ChartMeanings
+		if err := json.Unmarshal(body, &m); err != nil {
+			return fmt.Errorf("not the chart's meanings: %w", err)
+		}
+		for _, set := range m.Readings.All() {
+			for _, r := range set.Readings {
+				if err := t.Append(table.Str(set.Zone), table.Str(lines(set.Fields)), table.Int(r.Arcana), table.Str(r.Reading)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}}}
+}
 
 // values returns the record's arcana in record order (chartValues).
 func (r *ChartRecord) values() [chartValueCount]int {

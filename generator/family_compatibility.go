@@ -8,6 +8,7 @@ import (
 	json "github.com/goccy/go-json"
 	"github.com/opennumerology/numerology/generator/cards"
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/generator/pack/table"
 	"github.com/opennumerology/numerology/generator/rules"
 )
 
@@ -48,8 +49,8 @@ func compatibilityFamily() []routeUnit {
 					return r, nil
 				}), nil
 			},
-			pages: func(p *pageRenderer) []page { return p.compatibilityPages() },
-			table: compatibilityTable,
+			pages:  func(p *pageRenderer) []page { return p.compatibilityPages() },
+			tables: compatibilityTables,
 		},
 	}}
 }
@@ -180,34 +181,68 @@ func (s *Site) CompatibilityRecord(a, b int) (CompatibilityRecord, bool) {
 	}, true
 }
 
-// compatibilityTable is compatibility.csv: the 78 pairs of life path numbers.
-func compatibilityTable() Table {
-	return Table{
+// compatibilityTables are compatibility, the 78 pairs of life path numbers, and
+// compatibility_levels, the description of each level they name.
+func compatibilityTables() []Table {
+	number := func(name, desc string) table.Column {
+		return table.Column{Name: name, Type: table.Integer, Description: desc, Enum: rules.LifePathNumbers}
+	}
+	pairs := &table.Table{
 		Name:        "compatibility",
 		Title:       "Compatibility of the life path numbers",
-		Description: "One row per unordered pair of life path numbers (78): the level as a word, the summary, strengths, challenges (one item a line) and advice, as in api/public/compatibility/{a}/{b}.json.",
+		Description: "One row per unordered pair of life path numbers (78): the level as a word, the summary, strengths, challenges (one item a line) and advice, as in " + route(manifest.RouteCompatibility).File + ".",
 		Russian:     "совместимость 78 пар чисел жизненного пути: числа, уровень, суть, сильные стороны и трудности (по пункту в строке), совет",
-		Fields: []TableField{
-			{Name: "a", Type: "integer", Description: "The smaller life path number of the pair; see life-path.csv", Enum: rules.LifePathNumbers},
-			{Name: "b", Type: "integer", Description: "The larger (or the same) life path number of the pair", Enum: rules.LifePathNumbers},
-			strField("level", "Level of compatibility, a word (Russian), not a score"),
-			strField("summary", "Summary (Russian)"),
-			strField("strengths", "Strengths (Russian), one a line"),
-			strField("challenges", "Challenges (Russian), one a line"),
-			strField("advice", "Advice (Russian)"),
+		Columns: []table.Column{
+			number("a", "The smaller life path number of the pair; see life_path"),
+			number("b", "The larger (or the same) life path number of the pair"),
+			textColumn("level", "Level of compatibility, a word (Russian), not a score; see compatibility_levels"),
+			textColumn("summary", "Summary (Russian)"),
+			textColumn("strengths", "Strengths (Russian), one a line"),
+			textColumn("challenges", "Challenges (Russian), one a line"),
+			textColumn("advice", "Advice (Russian)"),
 		},
-		PrimaryKey:  []string{"a", "b"},
-		ForeignKeys: []TableForeignKey{{Field: "a", Table: "life-path", TableField: "number"}, {Field: "b", Table: "life-path", TableField: "number"}},
-		Rows: func(vals []int, body []byte) ([][]string, error) {
-			var r CompatibilityRecord
-			if err := json.Unmarshal(body, &r); err != nil {
-				return nil, fmt.Errorf("not a compatibility record: %w", err)
-			}
-			if len(r.Numbers) != 2 || r.Numbers[0] != vals[0] || r.Numbers[1] != vals[1] {
-				return nil, fmt.Errorf("holds the pair %v", r.Numbers)
-			}
-			return [][]string{{strconv.Itoa(vals[0]), strconv.Itoa(vals[1]), r.Level, r.Summary,
-				strings.Join(r.Strengths, "\n"), strings.Join(r.Challenges, "\n"), r.Advice}}, nil
-		},
+		PrimaryKey: []string{"a", "b"},
+		ForeignKeys: []table.ForeignKey{{Column: "a", Table: "life_path", TableColumn: "number"}, {Column: "b", Table: "life_path", TableColumn: "number"},
+			{Column: "level", Table: "compatibility_levels", TableColumn: "level"}},
 	}
+	levels := &table.Table{
+		Name:        "compatibility_levels",
+		Title:       "The levels of compatibility",
+		Description: "Each level the pairs name, with its description, in the order a pair first names it.",
+		Russian:     "уровни совместимости: уровень и что он означает",
+		Columns:     []table.Column{{Name: "level", Type: table.Text, Description: "Level (Russian)", Unique: true}, textColumn("description", "What the level means (Russian)")},
+		PrimaryKey:  []string{"level"},
+	}
+	record := func(vals []int, body []byte) (*CompatibilityRecord, error) {
+		var r CompatibilityRecord
+		if err := json.Unmarshal(body, &r); err != nil {
+			return nil, fmt.Errorf("not a compatibility record: %w", err)
+		}
+		if len(r.Numbers) != 2 || r.Numbers[0] != vals[0] || r.Numbers[1] != vals[1] {
+			return nil, fmt.Errorf("holds the pair %v", r.Numbers)
+		}
+		return &r, nil
+	}
+	seen := map[string]string{} // level → description, of the rows so far
+	return []Table{{pairs, func(t *table.Table, vals []int, body []byte) error {
+		r, err := record(vals, body)
+		if err != nil {
+			return err
+		}
+		return t.Append(table.Int(vals[0]), table.Int(vals[1]), table.Str(r.Level), table.Str(r.Summary),
+			table.Str(lines(r.Strengths)), table.Str(lines(r.Challenges)), table.Str(r.Advice))
+	}}, {levels, func(t *table.Table, vals []int, body []byte) error {
+		r, err := record(vals, body)
+		if err != nil {
+			return err
+		}
+		if d, ok := seen[r.Level]; ok {
+			if d != r.LevelDescription {
+				return fmt.Errorf("level %q has another description than before", r.Level)
+			}
+			return nil
+		}
+		seen[r.Level] = r.LevelDescription
+		return t.Append(table.Str(r.Level), table.Str(r.LevelDescription))
+	}}}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/opennumerology/numerology/generator/cards"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/openapi"
+	"github.com/opennumerology/numerology/generator/pack/table"
 	"github.com/opennumerology/numerology/generator/rules"
 )
 
@@ -45,7 +46,6 @@ func lifePathFamily() []routeUnit {
 			},
 			encoder: func(s *Site) (encodeFunc, error) { return encodeOnce(s.LifePathList()) },
 			pages:   func(p *pageRenderer) []page { return []page{p.lifePathListPage()} },
-			table:   lifePathTable,
 		},
 	}, {
 		row: manifest.Route{
@@ -76,7 +76,8 @@ func lifePathFamily() []routeUnit {
 					return s.LifePathRecord(lp), nil
 				}), nil
 			},
-			pages: func(p *pageRenderer) []page { return p.lifePathPages() },
+			pages:  func(p *pageRenderer) []page { return p.lifePathPages() },
+			tables: lifePathTables,
 		},
 	}, {
 		row: manifest.Route{
@@ -106,8 +107,8 @@ func lifePathFamily() []routeUnit {
 				}
 				return func(dst []byte, v []int) ([]byte, error) { return e.Append(dst, v[0], v[1], v[2]), nil }, nil
 			},
-			pages: func(p *pageRenderer) []page { return []page{p.lifePathDetailsPage()} },
-			table: lifePathDatesTable,
+			pages:  func(p *pageRenderer) []page { return []page{p.lifePathDetailsPage()} },
+			tables: lifePathDateTables,
 		},
 	}}
 }
@@ -428,64 +429,111 @@ func (s *Site) lifePathDateRecord(in DateInput, n int) LifePathDateRecord {
 	return r
 }
 
-// lifePathTable is life-path.csv: the 12 numbers, briefly, from the list.
-func lifePathTable() Table {
-	return Table{
-		Name:        "life-path",
+// lifePathTables are the tables of the 12 numbers' records: life_path, a row per number,
+// and life_path_famous_people, a row per person a record names.
+func lifePathTables() []Table {
+	numbers := table.Column{Name: "number", Type: table.Integer, Description: "Life path number", Unique: true, Enum: rules.LifePathNumbers}
+	lp := &table.Table{
+		Name:        "life_path",
 		Title:       "Life path numbers",
-		Description: "The 12 life path numbers briefly, as in " + route(manifest.RouteLifePathList).File + "; full records are in " + route(manifest.RouteLifePath).File + ".",
-		Russian:     "числа жизненного пути: число, архетип, девиз, краткое описание",
-		Fields: []TableField{
-			{Name: "number", Type: "integer", Description: "Life path number", Unique: true, Enum: rules.LifePathNumbers},
-			strField("archetype", "Archetype (Russian)"), strField("tagline", "Tagline (Russian)"),
-			strField("short_description", "Short description (Russian)"),
+		Description: "The 12 life path numbers in full, as in " + route(manifest.RouteLifePath).File + ": the lists (traits, weaknesses, careers) hold one item a line.",
+		Russian:     "числа жизненного пути: число, архетип, девиз, краткое и полное описание, черты, слабости, профессии (по пункту в строке), любовь, совет",
+		Columns: []table.Column{
+			numbers,
+			textColumn("archetype", "Archetype (Russian)"), textColumn("tagline", "Tagline (Russian)"),
+			textColumn("short_description", "Short description (Russian)"), textColumn("description", "Description (Russian)"),
+			textColumn("traits", "Traits (Russian), one a line"), textColumn("weaknesses", "Weaknesses (Russian), one a line"),
+			textColumn("career", "Careers (Russian), one a line"), textColumn("love", "Love (Russian)"), textColumn("advice", "Advice (Russian)"),
 		},
 		PrimaryKey: []string{"number"},
-		Rows: func(_ []int, body []byte) ([][]string, error) {
-			var items []LifePathItem
-			if err := json.Unmarshal(body, &items); err != nil {
-				return nil, fmt.Errorf("not a life path list: %w", err)
-			}
-			rows := make([][]string, len(items))
-			for i, lp := range items {
-				rows[i] = []string{strconv.Itoa(lp.Number), lp.Archetype, lp.Tagline, lp.ShortDescription}
-			}
-			return rows, nil
-		},
 	}
+	numbers.Unique = false
+	people := &table.Table{
+		Name:        "life_path_famous_people",
+		Title:       "Famous people of each life path number",
+		Description: "The famous people each life path record names, in its order.",
+		Russian:     "известные люди каждого числа: число, порядковый номер, имя, чем известен",
+		Columns: []table.Column{
+			numbers, intColumn("position", "Place in the record's list, from 1", 1, 99),
+			textColumn("name", "Name (Russian)"), textColumn("field", "What the person is known for (Russian)"),
+		},
+		PrimaryKey:  []string{"number", "position"},
+		ForeignKeys: []table.ForeignKey{{Column: "number", Table: "life_path", TableColumn: "number"}},
+	}
+	rows := func(vals []int, body []byte) (*LifePathRecord, error) {
+		var r LifePathRecord
+		if err := json.Unmarshal(body, &r); err != nil {
+			return nil, fmt.Errorf("not a life path record: %w", err)
+		}
+		if r.Number != vals[0] {
+			return nil, fmt.Errorf("holds number %d", r.Number)
+		}
+		return &r, nil
+	}
+	return []Table{{lp, func(t *table.Table, vals []int, body []byte) error {
+		r, err := rows(vals, body)
+		if err != nil {
+			return err
+		}
+		return t.Append(table.Int(r.Number), table.Str(r.Archetype), table.Str(r.Tagline), table.Str(r.ShortDescription),
+			table.Str(r.Description), table.Str(lines(r.Traits)), table.Str(lines(r.Weaknesses)), table.Str(lines(r.Career)),
+			table.Str(r.Love), table.Str(r.Advice))
+	}}, {people, func(t *table.Table, vals []int, body []byte) error {
+		r, err := rows(vals, body)
+		if err != nil {
+			return err
+		}
+		for i, p := range r.FamousPeople {
+			if err := t.Append(table.Int(r.Number), table.Int(i+1), table.Str(p.Name), table.Str(p.Field)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}}
 }
 
-// lifePathDatesTable is life-path-dates.csv: the life path number of every date.
-func lifePathDatesTable() Table {
-	return Table{
-		Name:        "life-path-dates",
-		Title:       "Life path number of every birth date",
-		Description: "One row per date: its life path number; the same values as " + route(manifest.RouteLifePathDate).File + ". The numbers are described in life-path.csv.",
-		Russian:     "число жизненного пути для каждой даты: дата ISO, день, месяц, год и число",
-		Fields: []TableField{
-			{Name: "date", Type: "date", Description: "Birth date, ISO 8601 (YYYY-MM-DD)", Unique: true},
-			intField("day", "Day of the month", 1, 31),
-			intField("month", "Month", 1, 12),
-			intField("year", "Year", rules.FirstYear, rules.LastYear),
-			{Name: "number", Type: "integer", Description: "Life path number; see life-path.csv", Enum: rules.LifePathNumbers},
-		},
-		PrimaryKey:  []string{"date"},
-		ForeignKeys: []TableForeignKey{{Field: "number", Table: "life-path", TableField: "number"}},
-		Rows: func(vals []int, body []byte) ([][]string, error) {
-			d, m, y, n, ok := scanLifePathDate(body)
-			if !ok {
-				var r LifePathDateRecord
-				if err := json.Unmarshal(body, &r); err != nil {
-					return nil, fmt.Errorf("not a life path record of a date: %w", err)
-				}
-				d, m, y, n = r.Input.Day, r.Input.Month, r.Input.Year, r.Number
-			}
-			if d != vals[0] || m != vals[1] || y != vals[2] {
-				return nil, fmt.Errorf("holds the record of %d.%d.%d", d, m, y)
-			}
-			return [][]string{{fmt.Sprintf("%04d-%02d-%02d", y, m, d), strconv.Itoa(d), strconv.Itoa(m), strconv.Itoa(y), strconv.Itoa(n)}}, nil
-		},
+// lifePathDateTables is life_path_dates: the life path number of every date, with its
+// pinnacles and challenges (docs/design.md §16).
+func lifePathDateTables() []Table {
+	cols := append(dateColumns(),
+		table.Column{Name: "number", Type: table.Integer, Description: "Life path number; see life_path", Enum: rules.LifePathNumbers})
+	for i := 1; i <= 4; i++ {
+		cols = append(cols, intColumn("pinnacle_"+itoa(i), "Pinnacle "+itoa(i)+": 1–9, 11 or 22", 1, 22))
 	}
+	cols = append(cols, intColumn("pinnacle_1_to_age", "The age the first pinnacle ends at (27–35); the second and third run nine years each, the fourth to the end of life", 0, 99))
+	for i := 1; i <= 4; i++ {
+		cols = append(cols, intColumn("challenge_"+itoa(i), "Challenge "+itoa(i)+", 0–8", 0, 8))
+	}
+	return []Table{{&table.Table{
+		Name:        "life_path_dates",
+		Title:       "Life path number, pinnacles and challenges of every birth date",
+		Description: "One row per date: its life path number, the four pinnacles with the age the first ends at, and the four challenges, as in " + route(manifest.RouteLifePathDate).File + ". The numbers are described in life_path; the pinnacles' and challenges' texts in " + route(RoutePersonalYearMeanings).File + ".",
+		Russian:     "число жизненного пути, вершины и испытания для каждой даты: дата ISO, день, месяц, год, число, четыре вершины, возраст конца первой, четыре испытания",
+		Columns:     cols,
+		PrimaryKey:  []string{"date"},
+		ForeignKeys: []table.ForeignKey{{Column: "number", Table: "life_path", TableColumn: "number"}},
+	}, func(t *table.Table, vals []int, body []byte) error {
+		var r LifePathDateRecord
+		if err := json.Unmarshal(body, &r); err != nil {
+			return fmt.Errorf("not a life path record of a date: %w", err)
+		}
+		d, m, y := r.Input.Day, r.Input.Month, r.Input.Year
+		if err := checkDate(vals, d, m, y); err != nil {
+			return err
+		}
+		if r.Pinnacles[0].ToAge == nil {
+			return fmt.Errorf("the first pinnacle has no end")
+		}
+		row := append(dateValues(d, m, y), table.Int(r.Number))
+		for _, p := range r.Pinnacles {
+			row = append(row, table.Int(p.Number))
+		}
+		row = append(row, table.Int(*r.Pinnacles[0].ToAge))
+		for _, c := range r.Challenges {
+			row = append(row, table.Int(c.Number))
+		}
+		return t.Append(row...)
+	}}}
 }
 
 // scanLifePathDate reads the date and the number of a life path record of a date as the

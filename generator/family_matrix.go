@@ -10,6 +10,7 @@ import (
 
 	"github.com/opennumerology/numerology/generator/cards"
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/generator/pack/table"
 	"github.com/opennumerology/numerology/generator/rules"
 )
 
@@ -47,8 +48,8 @@ func matrixFamily() []routeUnit {
 				}
 				return func(dst []byte, v []int) ([]byte, error) { return e.Append(dst, v[0], v[1], v[2]), nil }, nil
 			},
-			pages: func(p *pageRenderer) []page { return p.matrixPages() },
-			table: matrixTable,
+			pages:  func(p *pageRenderer) []page { return p.matrixPages() },
+			tables: matrixTables,
 		},
 	}, {
 		row: manifest.Route{
@@ -69,7 +70,7 @@ func matrixFamily() []routeUnit {
 				}
 			},
 			encoder: func(s *Site) (encodeFunc, error) { return encodeOnce(s.PositionsList()) },
-			table:   positionsTable,
+			tables:  positionsTables,
 		},
 	}}
 }
@@ -466,79 +467,71 @@ func (s *Site) PositionsList() PositionsList {
 	return l
 }
 
-// positionsTable is positions.csv: the 12 positions, from /positions.
-func positionsTable() Table {
-	return Table{
+// positionsTables is positions: the 12 positions, from /positions.
+func positionsTables() []Table {
+	return []Table{{&table.Table{
 		Name:        "positions",
 		Title:       "The 12 positions of the destiny matrix",
-		Description: "Key, Russian title and description of each position, in the order of matrix.csv's columns, as in api/public/positions.json.",
-		Russian:     "позиции матрицы: ключ (столбец matrix.csv), название, описание",
-		Fields: []TableField{
-			{Name: "key", Type: "string", Description: "Position key: a column of matrix.csv", Unique: true},
-			strField("title", "Title (Russian)"), strField("description", "Description (Russian)"),
+		Description: "Key, Russian title and description of each position, in the order of the matrix table's columns, as in " + route(manifest.RoutePositions).File + ".",
+		Russian:     "позиции матрицы: номер по порядку, ключ (столбец таблицы matrix), название, описание",
+		Columns: []table.Column{
+			{Name: "key", Type: table.Text, Description: "Position key: a column of the matrix table", Unique: true},
+			{Name: "position", Type: table.Integer, Description: "Place in the matrix record, from 1", Unique: true, Min: 1, Max: rules.NumPositions},
+			textColumn("title", "Title (Russian)"), textColumn("description", "Description (Russian)"),
 		},
 		PrimaryKey: []string{"key"},
-		Rows: func(_ []int, body []byte) ([][]string, error) {
-			var l PositionsList
-			if err := json.Unmarshal(body, &l); err != nil {
-				return nil, fmt.Errorf("not the positions: %w", err)
+	}, func(t *table.Table, _ []int, body []byte) error {
+		var l PositionsList
+		if err := json.Unmarshal(body, &l); err != nil {
+			return fmt.Errorf("not the positions: %w", err)
+		}
+		for i, p := range l.Positions {
+			if err := t.Append(table.Str(p.Key), table.Int(i+1), table.Str(p.Title), table.Str(p.Description)); err != nil {
+				return err
 			}
-			rows := make([][]string, len(l.Positions))
-			for i, p := range l.Positions {
-				rows[i] = []string{p.Key, p.Title, p.Description}
-			}
-			return rows, nil
-		},
-	}
+		}
+		return nil
+	}}}
 }
 
-// matrixTable is matrix.csv: the date and the arcana of the 12 positions, one row a date.
-func matrixTable() Table {
-	fields := []TableField{
-		{Name: "date", Type: "date", Description: "Birth date, ISO 8601 (YYYY-MM-DD)", Unique: true},
-		intField("day", "Day of the month", 1, 31),
-		intField("month", "Month", 1, 12),
-		intField("year", "Year", rules.FirstYear, rules.LastYear),
-	}
-	var fks []TableForeignKey
+// matrixTables is matrix: the date and the arcana of the 12 positions, a row a date.
+func matrixTables() []Table {
+	cols := dateColumns()
+	var fks []table.ForeignKey
 	for _, k := range rules.PositionKeys() {
-		fields = append(fields, intField(k, "Arcana number (1–22) of the matrix position "+k+"; see arcana.csv", 1, 22))
-		fks = append(fks, TableForeignKey{Field: k, Table: "arcana", TableField: "number"})
+		cols = append(cols, intColumn(k, "Arcanum (1–22) of the matrix position "+k+"; see arcana and positions", 1, 22))
+		fks = append(fks, table.ForeignKey{Column: k, Table: "arcana", TableColumn: "number"})
 	}
-	return Table{
+	return []Table{{&table.Table{
 		Name:        "matrix",
 		Title:       "Destiny matrix of every birth date",
-		Description: "One row per date: the arcana number of each of the 12 positions, in the order of the API's matrix record. The same values as " + route(manifest.RouteMatrix).File + ".",
+		Description: "One row per date: the arcanum of each of the 12 positions, in the order of the API's matrix record, as in " + route(manifest.RouteMatrix).File + ". The arcana's names and texts are in arcana, the positions' in positions.",
 		Russian:     "матрица судьбы для каждой даты: дата ISO, день, месяц, год и номера арканов 12 позиций в порядке API",
-		Fields:      fields,
+		Columns:     cols,
 		PrimaryKey:  []string{"date"},
 		ForeignKeys: fks,
-		Rows: func(vals []int, body []byte) ([][]string, error) {
-			d, m, y, arcana, ok := scanMatrix(body)
-			if !ok {
-				var r MatrixRecord
-				if err := json.Unmarshal(body, &r); err != nil {
-					return nil, fmt.Errorf("not a matrix record: %w", err)
-				}
-				d, m, y = r.Input.Day, r.Input.Month, r.Input.Year
-				for p, c := range r.Matrix.Cells() {
-					arcana[p] = c.Arcana
-				}
+	}, func(t *table.Table, vals []int, body []byte) error {
+		d, m, y, arcana, ok := scanMatrix(body)
+		if !ok {
+			var r MatrixRecord
+			if err := json.Unmarshal(body, &r); err != nil {
+				return fmt.Errorf("not a matrix record: %w", err)
 			}
-			if d != vals[0] || m != vals[1] || y != vals[2] {
-				return nil, fmt.Errorf("holds the record of %d.%d.%d", d, m, y)
+			d, m, y = r.Input.Day, r.Input.Month, r.Input.Year
+			for p, c := range r.Matrix.Cells() {
+				arcana[p] = c.Arcana
 			}
-			row := make([]string, 0, 4+rules.NumPositions)
-			row = append(row, fmt.Sprintf("%04d-%02d-%02d", y, m, d), strconv.Itoa(d), strconv.Itoa(m), strconv.Itoa(y))
-			for _, a := range arcana {
-				if a < 1 || a > 22 {
-					return nil, fmt.Errorf("arcana %d is outside 1–22", a)
-				}
-				row = append(row, strconv.Itoa(a))
+		}
+		if err := checkDate(vals, d, m, y); err != nil {
+			return err
+		}
+		for _, a := range arcana {
+			if a < 1 || a > 22 {
+				return fmt.Errorf("arcanum %d is outside 1–22", a)
 			}
-			return [][]string{row}, nil
-		},
-	}
+		}
+		return t.Append(append(dateValues(d, m, y), ints(arcana[:]...)...)...)
+	}}}
 }
 
 // scanMatrix reads the date and the 12 arcana numbers of a matrix record as the generator

@@ -11,6 +11,7 @@ import (
 
 	"github.com/opennumerology/numerology/generator/cards"
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/generator/pack/table"
 	"github.com/opennumerology/numerology/generator/rules"
 )
 
@@ -71,8 +72,8 @@ func personalYearFamily() []routeUnit {
 				}
 				return func(dst []byte, v []int) ([]byte, error) { return e.Append(dst, v[0], v[1], v[2]), nil }, nil
 			},
-			pages: func(p *pageRenderer) []page { return []page{p.personalYearDetailsPage()} },
-			table: personalYearTable,
+			pages:  func(p *pageRenderer) []page { return []page{p.personalYearDetailsPage()} },
+			tables: personalYearTables,
 		},
 	}}
 }
@@ -394,46 +395,45 @@ func cyclesMeaningsFields(*Site) map[string]obj {
 	}
 }
 
-// personalYearTable is personal-year.csv: the personal year and months of every birthday
-// and target year. The days follow from the months (day j of month k is r9(month k + j)).
-func personalYearTable() Table {
-	fields := []TableField{
-		intField("day", "Day of birth", 1, 31),
-		intField("month", "Month of birth", 1, 12),
-		intField("year", "Target year", rules.FirstYear, rules.LastYear),
-		intField("personal_year", "Personal year, 1–9", 1, 9),
+// personalYearTables is personal_year: the personal year and months of every birthday and
+// target year. The days follow from the months (day j of month k is r9(month k + j)).
+func personalYearTables() []Table {
+	cols := []table.Column{
+		intColumn("day", "Day of birth", 1, 31),
+		intColumn("month", "Month of birth", 1, 12),
+		intColumn("year", "Target year", rules.FirstYear, rules.LastYear),
+		intColumn("personal_year", "Personal year, 1–9", 1, 9),
 	}
 	for k := 1; k <= 12; k++ {
-		fields = append(fields, intField("month_"+strconv.Itoa(k), "Personal month "+strconv.Itoa(k)+", 1–9", 1, 9))
+		cols = append(cols, intColumn("month_"+strconv.Itoa(k), "Personal month "+strconv.Itoa(k)+", 1–9", 1, 9))
 	}
-	return Table{
-		Name:        "personal-year",
+	return []Table{{&table.Table{
+		Name:        "personal_year",
 		Title:       "Personal year and months of every birthday in every year",
-		Description: "One row per birthday (any day of a leap year's calendar) and target year: the personal year and the twelve personal months, as in api/public/personal-year/{day}/{month}/{year}.json; the personal day j of month k is r9(month_k + j). The texts are in api/public/personal-year/meanings.json.",
+		Description: "One row per birthday (any day of a leap year's calendar) and target year: the personal year and the twelve personal months, as in " + route(RoutePersonalYear).File + "; the personal day j of month k is r9(month_k + j). The texts are in " + route(RoutePersonalYearMeanings).File + ".",
 		Russian:     "личный год и двенадцать личных месяцев для каждого дня рождения и года: день, месяц, год, личный год, месяцы 1–12",
-		Fields:      fields,
+		Columns:     cols,
 		PrimaryKey:  []string{"day", "month", "year"},
-		Rows: func(vals []int, body []byte) ([][]string, error) {
-			var r struct {
-				Input        PersonalYearInput `json:"input"`
-				PersonalYear int               `json:"personal_year"`
-				Months       []struct {
-					Number int `json:"number"`
-				} `json:"months"`
-			}
-			if err := json.Unmarshal(body, &r); err != nil || len(r.Months) != 12 {
-				return nil, fmt.Errorf("not a personal year record: %v", err)
-			}
-			if r.Input.Day != vals[0] || r.Input.Month != vals[1] || r.Input.Year != vals[2] {
-				return nil, fmt.Errorf("holds the record of %d.%d in %d", r.Input.Day, r.Input.Month, r.Input.Year)
-			}
-			row := []string{strconv.Itoa(vals[0]), strconv.Itoa(vals[1]), strconv.Itoa(vals[2]), strconv.Itoa(r.PersonalYear)}
-			for _, m := range r.Months {
-				row = append(row, strconv.Itoa(m.Number))
-			}
-			return [][]string{row}, nil
-		},
-	}
+	}, func(t *table.Table, vals []int, body []byte) error {
+		var r struct {
+			Input        PersonalYearInput `json:"input"`
+			PersonalYear int               `json:"personal_year"`
+			Months       []struct {
+				Number int `json:"number"`
+			} `json:"months"`
+		}
+		if err := json.Unmarshal(body, &r); err != nil || len(r.Months) != 12 {
+			return fmt.Errorf("not a personal year record: %v", err)
+		}
+		if r.Input.Day != vals[0] || r.Input.Month != vals[1] || r.Input.Year != vals[2] {
+			return fmt.Errorf("holds the record of %d.%d in %d", r.Input.Day, r.Input.Month, r.Input.Year)
+		}
+		row := []table.Value{table.Int(vals[0]), table.Int(vals[1]), table.Int(vals[2]), table.Int(r.PersonalYear)}
+		for _, m := range r.Months {
+			row = append(row, table.Int(m.Number))
+		}
+		return t.Append(row...)
+	}}}
 }
 
 // Page files of the personal cycles.

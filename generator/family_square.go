@@ -13,6 +13,7 @@ import (
 
 	"github.com/opennumerology/numerology/generator/cards"
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/generator/pack/table"
 	"github.com/opennumerology/numerology/generator/rules"
 )
 
@@ -55,7 +56,8 @@ func squareFamily() []routeUnit {
 				}
 				return encodeOnce(m)
 			},
-			pages: func(p *pageRenderer) []page { return []page{p.squarePage()} },
+			pages:  func(p *pageRenderer) []page { return []page{p.squarePage()} },
+			tables: squareMeaningsTables,
 		},
 	}, {
 		row: manifest.Route{
@@ -99,8 +101,8 @@ func squareFamily() []routeUnit {
 				}
 				return func(dst []byte, v []int) ([]byte, error) { return e.Append(dst, v[0], v[1], v[2]) }, nil
 			},
-			pages: func(p *pageRenderer) []page { return []page{p.squareDetailsPage()} },
-			table: squareTable,
+			pages:  func(p *pageRenderer) []page { return []page{p.squareDetailsPage()} },
+			tables: squareTables,
 		},
 	}}
 }
@@ -343,54 +345,221 @@ var squareRanges = sync.OnceValue(func() squareRange {
 	return r
 })
 
-// squareTable is square.csv: the working numbers and the count of every cell of each date.
-func squareTable() Table {
-	fields := []TableField{
-		{Name: "date", Type: "date", Description: "Birth date, ISO 8601 (YYYY-MM-DD)", Unique: true},
-		intField("day", "Day of the month", 1, 31),
-		intField("month", "Month", 1, 12),
-		intField("year", "Year", rules.FirstYear, rules.LastYear),
-	}
+// squareTables is square: the working numbers, the count of every cell and the sum of every
+// line of each date.
+func squareTables() []Table {
+	cols := dateColumns()
 	rg := squareRanges()
 	for i, d := range []string{"the sum of the date's digits", "the sum of W1's digits", "W1 minus twice the first digit of the day; zero or below for some dates", "the sum of the digits of |W3|"} {
-		fields = append(fields, intField("w"+strconv.Itoa(i+1), "Working number W"+strconv.Itoa(i+1)+": "+d, rg.working[i][0], rg.working[i][1]))
+		cols = append(cols, intColumn("w"+itoa(i+1), "Working number W"+itoa(i+1)+": "+d, rg.working[i][0], rg.working[i][1]))
 	}
 	for c := 1; c <= 9; c++ {
-		fields = append(fields, intField("c"+strconv.Itoa(c), "How often the digit "+strconv.Itoa(c)+" occurs in the date and W1–W4 (cell "+strconv.Itoa(c)+")", 0, rg.maxCount))
+		cols = append(cols, intColumn("c"+itoa(c), "How often the digit "+itoa(c)+" occurs in the date and W1–W4 (cell "+itoa(c)+"); its reading is in square_cell_readings", 0, rg.maxCount))
 	}
-	return Table{
+	for l, k := range rules.SquareLineKeys() {
+		cells := rules.SquareLine(l).Cells()
+		cols = append(cols, intColumn(k, fmt.Sprintf("Sum of the line %s: the counts of cells %d, %d and %d; its reading is in square_line_readings by its band (square_bands)", k, cells[0], cells[1], cells[2]), 0, 3*rg.maxCount))
+	}
+	return []Table{{&table.Table{
 		Name:        "square",
 		Title:       "Pythagoras square of every birth date",
-		Description: "One row per date: the working numbers W1–W4 and the count of each digit 1–9 (the cells of the square), as in api/public/square/{day}/{month}/{year}.json. Line sums are the sums of their cells' counts; the texts are in api/public/square/meanings.json.",
-		Russian:     "квадрат Пифагора для каждой даты: дата ISO, день, месяц, год, рабочие числа W1–W4 и число цифр в клетках 1–9",
-		Fields:      fields,
+		Description: "One row per date: the working numbers W1–W4, the count of each digit 1–9 (the cells of the square) and the sum of each line, as in " + route(manifest.RouteSquare).File + ". The texts are in the square_* tables.",
+		Russian:     "квадрат Пифагора для каждой даты: дата ISO, день, месяц, год, рабочие числа W1–W4, число цифр в клетках 1–9 и суммы восьми линий",
+		Columns:     cols,
 		PrimaryKey:  []string{"date"},
-		Rows: func(vals []int, body []byte) ([][]string, error) {
-			d, m, y, w, c, ok := scanSquare(body)
-			if !ok {
-				var r SquareRecord
-				if err := json.Unmarshal(body, &r); err != nil {
-					return nil, fmt.Errorf("not a square record: %w", err)
-				}
-				d, m, y, w = r.Input.Day, r.Input.Month, r.Input.Year, r.WorkingNumbers
-				for i, cell := range r.Cells.All() {
-					c[i] = cell.Count
-				}
+	}, func(t *table.Table, vals []int, body []byte) error {
+		d, m, y, w, c, ok := scanSquare(body)
+		var sums [rules.NumSquareLines]int
+		if ok {
+			sums, ok = scanSquareLines(body)
+		}
+		if !ok {
+			var r SquareRecord
+			if err := json.Unmarshal(body, &r); err != nil {
+				return fmt.Errorf("not a square record: %w", err)
 			}
-			if d != vals[0] || m != vals[1] || y != vals[2] {
-				return nil, fmt.Errorf("holds the record of %d.%d.%d", d, m, y)
+			d, m, y, w = r.Input.Day, r.Input.Month, r.Input.Year, r.WorkingNumbers
+			for i, cell := range r.Cells.All() {
+				c[i] = cell.Count
 			}
-			row := make([]string, 0, 4+4+9)
-			row = append(row, fmt.Sprintf("%04d-%02d-%02d", y, m, d), strconv.Itoa(d), strconv.Itoa(m), strconv.Itoa(y))
-			for _, n := range w {
-				row = append(row, strconv.Itoa(n))
+			for i, s := range r.Lines.All() {
+				sums[i] = *s
 			}
-			for _, n := range c {
-				row = append(row, strconv.Itoa(n))
-			}
-			return [][]string{row}, nil
-		},
+		}
+		if err := checkDate(vals, d, m, y); err != nil {
+			return err
+		}
+		row := append(dateValues(d, m, y), ints(w[:]...)...)
+		return t.Append(append(append(row, ints(c[:]...)...), ints(sums[:]...)...)...)
+	}}}
+}
+
+// scanSquareLines reads the line sums of a square record as the generator writes it (the
+// "lines" object, its keys in contract order); ok is false for anything unexpected.
+func scanSquareLines(b []byte) (sums [rules.NumSquareLines]int, ok bool) {
+	i := bytes.Index(b, []byte(`"lines":{`))
+	if i < 0 {
+		return sums, false
 	}
+	rest := b[i+len(`"lines":{`):]
+	for l, k := range rules.SquareLineKeys() {
+		sep := ","
+		if l == 0 {
+			sep = ""
+		}
+		if rest, ok = cutPrefix(rest, sep+`"`+k+`":`); !ok {
+			return sums, false
+		}
+		if rest, ok = scanInt(rest, &sums[l]); !ok {
+			return sums, false
+		}
+	}
+	_, ok = cutPrefix(rest, "}")
+	return sums, ok
+}
+
+// squareMeaningsTables are the square's texts, from /square/meanings: square_bands,
+// square_cells, square_cell_readings, square_lines and square_line_readings.
+func squareMeaningsTables() []Table {
+	cell := func(desc string) table.Column { return intColumn("cell", desc, 1, 9) }
+	bands := &table.Table{
+		Name: "square_bands", Title: "The bands of a line's sum",
+		Description: "How strong a line of the square is, by its sum: from min to max, both included; the last band has no max.",
+		Russian:     "сила линии квадрата по сумме: полоса, от, до (у последней верхней границы нет)",
+		Columns: []table.Column{
+			{Name: "band", Type: table.Text, Description: "Band key", Unique: true},
+			intColumn("min", "Smallest sum of the band", 0, 99),
+			{Name: "max", Type: table.Integer, Description: "Largest sum of the band; none for the last", Min: 1, Max: 99, Nullable: true},
+		},
+		PrimaryKey: []string{"band"},
+	}
+	cells := &table.Table{
+		Name: "square_cells", Title: "The cells of the Pythagoras square",
+		Description: "Each cell 1–9: its place in the 3×3 grid as drawn, its name and what it means.",
+		Russian:     "клетки квадрата: номер, строка и столбец в сетке, название, описание",
+		Columns: []table.Column{
+			{Name: "cell", Type: table.Integer, Description: "Cell: the digit it counts", Unique: true, Min: 1, Max: 9},
+			intColumn("grid_row", "Row of the grid, from the top", 1, 3), intColumn("grid_column", "Column of the grid, from the left", 1, 3),
+			textColumn("name", "Name (Russian)"), textColumn("description", "What the cell means (Russian)"),
+		},
+		PrimaryKey: []string{"cell"},
+	}
+	cellReadings := &table.Table{
+		Name: "square_cell_readings", Title: "The readings of a cell's count",
+		Description: "The short reading of each count a cell takes over the range: what a square record's cell says.",
+		Russian:     "краткое чтение клетки для каждого числа цифр в ней",
+		Columns:     []table.Column{cell("Cell; see square_cells"), intColumn("count", "How often the digit occurs", 0, 99), textColumn("reading", "Reading (Russian)")},
+		PrimaryKey:  []string{"cell", "count"},
+		ForeignKeys: []table.ForeignKey{{Column: "cell", Table: "square_cells", TableColumn: "cell"}},
+	}
+	lineCols := []table.Column{
+		{Name: "line", Type: table.Text, Description: "Line key: a column of the square table", Unique: true},
+		{Name: "position", Type: table.Integer, Description: "Place in the square record's lines, from 1", Unique: true, Min: 1, Max: rules.NumSquareLines},
+		textColumn("name", "Name (Russian)"),
+	}
+	for i := range 3 {
+		lineCols = append(lineCols, intColumn("cell_"+itoa(i+1), "Cell "+itoa(i+1)+" of the line's three", 1, 9))
+	}
+	lineCols = append(lineCols, textColumn("description", "What the line means (Russian)"))
+	lineTable := &table.Table{
+		Name: "square_lines", Title: "The lines of the Pythagoras square",
+		Description: "Each of the eight lines (rows, columns, diagonals): its three cells, name and meaning.",
+		Russian:     "линии квадрата: ключ (столбец таблицы square), порядок, название, три клетки, описание",
+		Columns:     lineCols,
+		PrimaryKey:  []string{"line"},
+	}
+	lineReadings := &table.Table{
+		Name: "square_line_readings", Title: "The readings of a line's band",
+		Description: "The reading of each line for each band of its sum.",
+		Russian:     "чтение линии для каждой полосы её суммы",
+		Columns:     []table.Column{{Name: "line", Type: table.Text, Description: "Line; see square_lines"}, {Name: "band", Type: table.Text, Description: "Band; see square_bands"}, textColumn("reading", "Reading (Russian)")},
+		PrimaryKey:  []string{"line", "band"},
+		ForeignKeys: []table.ForeignKey{{Column: "line", Table: "square_lines", TableColumn: "line"}, {Column: "band", Table: "square_bands", TableColumn: "band"}},
+	}
+	meanings := func(body []byte) (*SquareMeanings, error) {
+		var m SquareMeanings
+		if err := json.Unmarshal(body, &m); err != nil {
+			return nil, fmt.Errorf("not the square's meanings: %w", err)
+		}
+		return &m, nil
+	}
+	fill := func(fn func(t *table.Table, m *SquareMeanings) error) func(*table.Table, []int, []byte) error {
+		return func(t *table.Table, _ []int, body []byte) error {
+			m, err := meanings(body)
+			if err != nil {
+				return err
+			}
+			return fn(t, m)
+		}
+	}
+	return []Table{
+		{bands, fill(func(t *table.Table, m *SquareMeanings) error {
+			for i, b := range m.Bands {
+				max := table.Int(b.Max)
+				if i == len(m.Bands)-1 && b.Max == 0 {
+					max = table.Null()
+				}
+				if err := t.Append(table.Str(b.Key), table.Int(b.Min), max); err != nil {
+					return err
+				}
+			}
+			return nil
+		})},
+		{cells, fill(func(t *table.Table, m *SquareMeanings) error {
+			for _, c := range m.Cells {
+				row, col := gridPlace(m.Layout, c.Cell)
+				if row == 0 {
+					return fmt.Errorf("cell %d is not in the layout", c.Cell)
+				}
+				if err := t.Append(table.Int(c.Cell), table.Int(row), table.Int(col), table.Str(c.Name), table.Str(c.Description)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})},
+		{cellReadings, fill(func(t *table.Table, m *SquareMeanings) error {
+			for _, c := range m.Cells {
+				for _, r := range c.Readings {
+					if err := t.Append(table.Int(c.Cell), table.Int(r.Count), table.Str(r.Reading)); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})},
+		{lineTable, fill(func(t *table.Table, m *SquareMeanings) error {
+			for i, l := range m.Lines {
+				row := []table.Value{table.Str(l.Key), table.Int(i + 1), table.Str(l.Name)}
+				row = append(append(row, ints(l.Cells[:]...)...), table.Str(l.Description))
+				if err := t.Append(row...); err != nil {
+					return err
+				}
+			}
+			return nil
+		})},
+		{lineReadings, fill(func(t *table.Table, m *SquareMeanings) error {
+			for _, l := range m.Lines {
+				for b, text := range []string{l.Readings.Low, l.Readings.Medium, l.Readings.High} {
+					if err := t.Append(table.Str(l.Key), table.Str(rules.Band(b).Key()), table.Str(text)); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})},
+	}
+}
+
+// gridPlace is the row and column (from 1) of a cell in the layout, 0 when it is not there.
+func gridPlace(layout [3][3]int, cell int) (row, col int) {
+	for r, cells := range layout {
+		for c, n := range cells {
+			if n == cell {
+				return r + 1, c + 1
+			}
+		}
+	}
+	return 0, 0
 }
 
 // squareEncoder renders square records by appending pieces encoded once: each cell for

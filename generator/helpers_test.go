@@ -245,3 +245,21 @@ func goldenVectors(t *testing.T, file string) (header []string, rows map[DateInp
 	}
 	return all[0], rows, dates
 }
+
+// tableRows fills a fresh table of a route with one file's body and returns its rows as
+// CSV writes them.
+func tableRows(tb testing.TB, t Table, vals []int, body []byte) [][]string {
+	tb.Helper()
+	if err := t.Rows(t.Table, vals, body); err != nil {
+		tb.Fatal(err)
+	}
+	var out [][]string
+	for r := range t.Len() {
+		var row []string
+		for _, v := range t.Row(r) {
+			row = append(row, v.String())
+		}
+		out = append(out, row)
+	}
+	return out
+}

@@ -225,7 +225,7 @@ func TestSquareMeanings(t *testing.T) {
 // refused.
 func TestSquareTable(t *testing.T) {
 	s := testSite(t)
-	tb := squareTable()
+	tb := squareTables()[0]
 	for _, v := range [][]int{{15, 5, 1990}, {9, 1, 2000}, {1, 1, 1900}, {31, 12, 2100}, {19, 9, 1966}} {
 		rec, err := s.SquareRecord(v[0], v[1], v[2])
 		if err != nil {
@@ -235,13 +235,16 @@ func TestSquareTable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, counts, _ := squareByString(v[0], v[1], v[2])
+		w, counts, lineSums := squareByString(v[0], v[1], v[2])
 		want := []string{fmt.Sprintf("%04d-%02d-%02d", v[2], v[1], v[0]), strconv.Itoa(v[0]), strconv.Itoa(v[1]), strconv.Itoa(v[2])}
 		for _, n := range w {
 			want = append(want, strconv.Itoa(n))
 		}
 		for _, n := range counts {
 			want = append(want, strconv.Itoa(n))
+		}
+		for _, k := range rules.SquareLineKeys() {
+			want = append(want, strconv.Itoa(lineSums[k]))
 		}
 		if _, _, _, _, _, ok := scanSquare(body); !ok {
 			t.Errorf("%v: the scanner does not read the record", v)
@@ -256,20 +259,17 @@ func TestSquareTable(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, b := range [][]byte{body, sorted} {
-			rows, err := tb.Rows(v, b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(rows) != 1 || !slices.Equal(rows[0], want) {
+			if rows := tableRows(t, squareTables()[0], v, b); len(rows) != 1 || !slices.Equal(rows[0], want) {
 				t.Errorf("%v: rows %v, want %v", v, rows, want)
 			}
 		}
-		if _, err := tb.Rows([]int{v[0], v[1], v[2] + 1}, body); err == nil {
+		other := squareTables()[0]
+		if err := other.Rows(other.Table, []int{v[0], v[1], v[2] + 1}, body); err == nil {
 			t.Errorf("%v: the record was accepted for another year", v)
 		}
 	}
-	if len(tb.Fields) != 4+4+9 {
-		t.Errorf("%d fields", len(tb.Fields))
+	if len(tb.Columns) != 4+4+9+8 {
+		t.Errorf("%d columns", len(tb.Columns))
 	}
 }
 

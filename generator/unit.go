@@ -165,8 +165,9 @@ type renderer struct {
 	noExample bool
 	// pages are the route's human pages: every source_url of its records is one of them.
 	pages func(p *pageRenderer) []page
-	// table, when set, is the dataset's table filled from the route's files.
-	table func() Table
+	// tables, when set, are the dataset's tables the route's files fill (docs/design.md §11):
+	// a row per date for a date route, the texts as tables of their own.
+	tables func() []Table
 }
 
 // encodeFunc appends the body of a canonical parameter value to dst.

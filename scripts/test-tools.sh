@@ -7,6 +7,8 @@
 #   generator/openapitest/clients  the OpenAPI client generators, tsc and the linters
 #   templates/browsertest          vnu-jar (the Nu Html Checker)
 #   edge/mcptest                   the MCP SDK clients and conformance suite, and their Node 22
+#   generator/pack/packtest        DuckDB (@duckdb/node-api), which reads the dataset's tables;
+#                                  and the sqlite3 command (Debian's package) for its database
 # Any npm will do: Node 22, which wrangler and the generators need, is itself a
 # devDependency of each project. The projects install side by side (npm's cache is shared
 # and locked).
@@ -14,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all=(edge/worker generator/openapitest/clients templates/browsertest edge/mcptest)
+all=(edge/worker generator/openapitest/clients templates/browsertest edge/mcptest generator/pack/packtest)
 dirs=("$@")
 [ ${#dirs[@]} -gt 0 ] || dirs=("${all[@]}")
 for dir in "${dirs[@]}"; do
@@ -27,6 +29,9 @@ if [[ " ${dirs[*]} " == *" templates/browsertest "* ]]; then
 	command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
 	# Before npm ci below: vnu-jar's install script downloads a JRE of its own when it finds none.
 	command -v java >/dev/null 2>&1 || need_apt+=(default-jre-headless)
+fi
+if [[ " ${dirs[*]} " == *" generator/pack/packtest "* ]]; then
+	command -v sqlite3 >/dev/null 2>&1 || need_apt+=(sqlite3)
 fi
 if [ ${#need_apt[@]} -gt 0 ]; then
 	sudo=""

@@ -112,6 +112,7 @@ mcp_job() {
 start mcp mcp_job
 start clients tools_then_test generator/openapitest/clients ./generator/openapitest
 start pages tools_then_test templates/browsertest ./templates/browsertest
+start pack tools_then_test generator/pack/packtest ./generator/pack
 
 ready=0
 finish tree || ready=1
@@ -128,7 +129,7 @@ if [ "$ready" -eq 0 ]; then
 	# YAML library fails within two minutes instead of holding CI.
 	start fuzz "${later[@]}" "$go" test -run='^$' -fuzz=FuzzLoad -fuzztime=10s -fuzzminimizetime=2s -parallel=1 -timeout 2m ./content/
 	own=()
-	for p in "$realwindow" "$wranglerdev" ./generator/openapitest ./templates/browsertest ./edge/mcptest; do
+	for p in "$realwindow" "$wranglerdev" ./generator/openapitest ./templates/browsertest ./edge/mcptest ./generator/pack; do
 		own+=(-e "$("$go" list "$p")")
 	done
 	mapfile -t pkgs < <("$go" list ./... | grep -v -x "${own[@]}")
@@ -145,7 +146,7 @@ else
 	echo "== main (every other package): not run, the full tree or the worker's npm packages failed (below)"
 	main=1
 fi
-for name in realwindow check wranglerdev clients pages mcp; do
+for name in realwindow check wranglerdev clients pages mcp pack; do
 	finish "$name" || true
 done
 

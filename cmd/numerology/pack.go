@@ -3,12 +3,16 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
+	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/pack"
 	"github.com/opennumerology/numerology/internal/humanize"
 )
@@ -24,24 +28,30 @@ func newPackCmd() *cobra.Command {
 	opts := &packOptions{}
 	cmd := &cobra.Command{
 		Use:   "pack",
-		Short: "Pack a generated tree as the offline dataset (.tar.gz and .zip)",
-		Long: `pack builds numerology-dataset-<api_version>.tar.gz and .zip from a generated tree. Each
-holds, under the folder numerology-dataset-<api_version>/, the API's JSON files (the same
-bytes the API serves), matrix.csv, arcana.csv, life-path.csv, datapackage.json (Frictionless
-Data Package), CITATION.cff, LICENSE, README.md and SHA256SUMS.
+		Short: "Pack a generated tree as the offline dataset (tables as CSV, Parquet and SQLite; records as JSON Lines)",
+		Long: `pack builds the dataset's downloads from a generated tree (docs/dataset.md):
 
-The archives are reproducible: entries sorted, fixed times, owners and modes, so packing
-the same tree twice gives byte-identical files. Times are SOURCE_DATE_EPOCH when set,
-otherwise 2000-01-01T00:00:00Z.
+  numerology-dataset-<api_version>.zip  every table as csv/<table>.csv and
+      parquet/<table>.parquet, numerology.sqlite (every table, with keys, and a meta
+      table), the JSON of the routes without a date under api/public/, datapackage.json
+      (Frictionless Data Package 2.0), CITATION.cff, LICENSE, README.md and SHA256SUMS;
+  <route>.jsonl.gz  for every date route, its records, the bytes the API serves, one a
+      line in date order (its packed files joined).
 
-With --publish (the default) pack also copies every archive of at most 25 MiB (the
+The per-date files are not in the dataset: numerology generate makes them again, byte for
+byte. Every download is reproducible: packing the same tree twice gives byte-identical
+files. The zip's times are SOURCE_DATE_EPOCH when set, otherwise 2000-01-01T00:00:00Z; the
+date of SOURCE_DATE_EPOCH is also the content's date the database and datapackage.json
+state (none without it).
+
+With --publish (the default) pack also copies every download of at most 25 MiB (the
 Workers static asset limit) into the tree's downloads/ and rewrites its manifest.json to
 list them, so that numerology verify passes and the servers offer /downloads/…. It removes
 only the downloads it published before (those the manifest lists); other files in
 downloads/ stay, and a downloads/ that is a link (or a file) is refused (exit 5): pack
 never writes or deletes outside the tree. A later generate replaces the tree, recognising
 pack's files as its own: run pack again after it. A --to inside the tree is refused before
-any work (exit 2): the archives would be files its manifest does not list.`,
+any work (exit 2): the downloads would be files its manifest does not list.`,
 		Example: `  numerology generate && numerology pack
   numerology pack --dir /srv/api --to release/
   numerology pack --publish=false      # write dist/ only, leave the tree as it is`,
@@ -52,13 +62,42 @@ any work (exit 2): the archives would be files its manifest does not list.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&opts.dir, "dir", "d", "out", "the generated tree to pack")
-	f.StringVar(&opts.to, "to", "dist", "the directory to write the archives to")
-	f.StringVar(&opts.contentDir, "content", "", "read the publisher and title from this content directory instead of the built-in content")
-	f.BoolVar(&opts.publish, "publish", true, "also place the archives that fit in the tree's downloads/ and list them in its manifest")
+	f.StringVar(&opts.to, "to", "dist", "the directory to write the downloads to")
+	f.StringVar(&opts.contentDir, "content", "", "the content the tree was generated from, instead of the built-in content")
+	f.BoolVar(&opts.publish, "publish", true, "also place the downloads that fit in the tree's downloads/ and list them in its manifest")
 	return cmd
 }
 
+// datasetContent returns the dataset's content for a site URL ("" for the content's own),
+// from the content directory dir ("" for the built-in content).
+func datasetContent(dir string) func(siteURL string) (*pack.Content, error) {
+	return func(siteURL string) (*pack.Content, error) {
+		site, err := loadSite(dir, siteURL)
+		if err != nil {
+			return nil, err
+		}
+		c := site.Content.Site
+		return &pack.Content{
+			Publisher: c.Publisher, Title: c.Title, LicenseName: c.LicenseName,
+			Disclaimer: c.Disclaimer, DisclaimerEN: c.DisclaimerEN,
+			Attribution: site.Attribution, AttributionHTML: site.AttributionHTML,
+			Sources: generator.DatasetSources,
+			Routes:  generator.Routes(),
+			Render:  site.Renderer,
+			Diff:    generator.JSONDiff,
+		}, nil
+	}
+}
+
+// packMemoryLimit is the soft limit of pack's Go heap: past it the collector runs more
+// often rather than letting the heap double (issue 31: a peak RSS of at most 200 MB). What
+// pack holds live is about half of it: the tables, and one file of the zip at a time.
+const packMemoryLimit = 140 << 20
+
 func runPack(ctx context.Context, cmd *cobra.Command, opts *packOptions) error {
+	if debug.SetMemoryLimit(-1) == math.MaxInt64 { // GOMEMLIMIT, when set, is the user's
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(packMemoryLimit))
+	}
 	modTime, err := sourceDateEpoch()
 	if err != nil {
 		return err
@@ -66,15 +105,14 @@ func runPack(ctx context.Context, cmd *cobra.Command, opts *packOptions) error {
 	if err := checkPackTo(opts.to, opts.dir); err != nil {
 		return err
 	}
-	site, err := loadSite(opts.contentDir, "")
-	if err != nil {
-		return err
+	contentDate := ""
+	if !modTime.IsZero() {
+		contentDate = modTime.Format(time.DateOnly)
 	}
 	bar := newProgress(cmd.ErrOrStderr(), "pack")
 	res, err := pack.Pack(ctx, pack.Options{
-		Dir: opts.dir, To: opts.to, Publish: opts.publish, ModTime: modTime,
-		Publisher: site.Content.Site.Publisher, Title: site.Content.Site.Title, LicenseName: site.Content.Site.LicenseName,
-		Disclaimer: site.Content.Site.Disclaimer, DisclaimerEN: site.Content.Site.DisclaimerEN,
+		Dir: opts.dir, To: opts.to, Publish: opts.publish, ModTime: modTime, ContentDate: contentDate,
+		Content:    datasetContent(opts.contentDir),
 		OnProgress: bar.Func(),
 	})
 	bar.Done()
@@ -91,8 +129,12 @@ func runPack(ctx context.Context, cmd *cobra.Command, opts *packOptions) error {
 		}
 		fmt.Fprintf(w, "%s  %s  %s (%s)\n", a.SHA256, a.Path, humanize.Bytes(a.Size), note)
 	}
-	fmt.Fprintf(w, "packed %s files into each archive (matrix.csv: %s rows) in %.1fs\n",
-		humanize.Count(int64(res.Entries)), humanize.Count(int64(res.MatrixRows)), res.Duration.Seconds())
+	var tables []string
+	for _, t := range res.Tables {
+		tables = append(tables, fmt.Sprintf("%s %s", t.Name, humanize.Count(int64(t.Rows))))
+	}
+	fmt.Fprintf(w, "packed %d tables (rows: %s) and %d files into the zip, and %d JSON Lines downloads, in %.1fs\n",
+		len(res.Tables), strings.Join(tables, ", "), res.Entries, len(res.Archives)-1, res.Duration.Seconds())
 	return nil
 }
 

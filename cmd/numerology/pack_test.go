@@ -21,7 +21,7 @@ func TestPackAndVerifyArchive(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("pack: exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"numerology-dataset-1.0.tar.gz", "numerology-dataset-1.0.zip", "matrix.csv: 366 rows"} {
+	for _, want := range []string{"numerology-dataset-1.0.zip", "matrix.jsonl.gz", "chart.jsonl.gz", "matrix 366"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("pack output lacks %q:\n%s", want, stdout)
 		}
@@ -36,16 +36,16 @@ func TestPackAndVerifyArchive(t *testing.T) {
 		wantCode int
 		wantOut  string
 	}{
-		{"good tar.gz", filepath.Join(dist, "numerology-dataset-1.0.tar.gz"), false, exitOK, "matches its SHA256SUMS and datapackage.json"},
+		{"good JSON Lines", filepath.Join(dist, "matrix.jsonl.gz"), false, exitOK, "is what route matrix renders"},
 		{"good zip", filepath.Join(dist, "numerology-dataset-1.0.zip"), false, exitOK, "matches its SHA256SUMS and datapackage.json"},
 		{"published copy", filepath.Join(out, "downloads", "numerology-dataset-1.0.zip"), false, exitOK, "matches"},
-		{"corrupted zip", filepath.Join(dist, "numerology-dataset-1.0.zip"), true, exitVerify, "corrupt: api/public/matrix/29/2/2000.json: "},
+		{"corrupted zip", filepath.Join(dist, "numerology-dataset-1.0.zip"), true, exitVerify, "corrupt: csv/matrix.csv: "},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			file := tc.file
 			if tc.corrupt {
-				file = corruptZipEntry(t, tc.file, "api/public/matrix/29/2/2000.json")
+				file = corruptZipEntry(t, tc.file, "csv/matrix.csv")
 			}
 			code, stdout, errOut := run(t, "verify", "--archive", file)
 			if code != tc.wantCode || !strings.Contains(stdout, tc.wantOut) {

@@ -20,6 +20,7 @@ type verifyOptions struct {
 	dir        string
 	contentDir string
 	archive    string
+	siteURL    string
 }
 
 func newVerifyCmd() *cobra.Command {
@@ -35,9 +36,13 @@ with --content is verified with the same --content. Each problem is printed on i
 (missing, extra, corrupt, invalid) and the exit code is 4 if any.
 A manifest path outside the tree (../…) or through a link is a problem, never read.
 
-With --archive, verify checks a dataset archive made by pack (.tar.gz or .zip) instead:
-every file against its SHA256SUMS, and the CSV tables against the bytes and hashes of
-datapackage.json. What it holds in memory and expands is bounded: a SHA256SUMS or
+With --archive, verify checks a download of the dataset made by pack instead. The zip:
+every file against its SHA256SUMS and the bytes and hashes of datapackage.json, and every
+file against what pack makes of the rules and the content (--content) for the site URL,
+years and date its datapackage.json states: each table's rows as CSV, Parquet and SQLite,
+the routes' JSON, the documents. A <route>.jsonl.gz: every record against what its route
+renders for its date, in date order, whole years (--site-url, default site.yaml's, is the
+site its records name). What it holds in memory and expands is bounded: a SHA256SUMS or
 datapackage.json over ` + strconv.Itoa(pack.MaxKeptEntry>>20) + ` MiB, a name over ` + humanize.Count(pack.MaxEntryName) + ` bytes, more than ` + humanize.Count(pack.MaxEntries) + `
 entries, zip entries whose bytes overlap, or more than ` + strconv.Itoa(pack.MaxExpanded>>20) + ` MiB expanded in all is a
 problem of the archive (exit 4), and reading stops there. The first ` + strconv.Itoa(pack.MaxProblems) + ` problems are
@@ -52,14 +57,18 @@ listed, the others counted.`,
 	}
 	cmd.Flags().StringVarP(&opts.dir, "dir", "d", "out", "the tree to check")
 	cmd.Flags().StringVar(&opts.contentDir, "content", "", "the content the tree was generated from, instead of the built-in content")
-	cmd.Flags().StringVar(&opts.archive, "archive", "", "check this dataset archive (.tar.gz or .zip) instead of a tree")
+	cmd.Flags().StringVar(&opts.archive, "archive", "", "check this download of the dataset (the .zip or a .jsonl.gz) instead of a tree")
+	cmd.Flags().StringVar(&opts.siteURL, "site-url", "", "with --archive: the site URL a .jsonl.gz's records name, overriding site_url of site.yaml")
 	cmd.MarkFlagsMutuallyExclusive("dir", "archive")
 	return cmd
 }
 
 func runVerify(ctx context.Context, cmd *cobra.Command, opts *verifyOptions) error {
 	if opts.archive != "" {
-		return runVerifyArchive(ctx, cmd, opts.archive)
+		return runVerifyArchive(ctx, cmd, opts)
+	}
+	if opts.siteURL != "" {
+		return usageErrorf("--site-url: only with --archive (a tree's manifest names its site)")
 	}
 	start := time.Now()
 	bar := newProgress(cmd.ErrOrStderr(), "verify")
@@ -94,10 +103,24 @@ func runVerify(ctx context.Context, cmd *cobra.Command, opts *verifyOptions) err
 	return nil
 }
 
-func runVerifyArchive(ctx context.Context, cmd *cobra.Command, file string) error {
+func runVerifyArchive(ctx context.Context, cmd *cobra.Command, opts *verifyOptions) error {
+	file := opts.archive
 	start := time.Now()
+	content := datasetContent(opts.contentDir)
+	// The content is loaded first: a problem of it is the content's (exit 3), not the archive's.
+	if _, err := content(opts.siteURL); err != nil {
+		return err
+	}
 	bar := newProgress(cmd.ErrOrStderr(), "verify")
-	rep, err := pack.VerifyArchive(ctx, file, bar.Func())
+	rep, err := pack.VerifyArchive(ctx, file, pack.VerifyOptions{
+		OnProgress: bar.Func(),
+		Content: func(siteURL string) (*pack.Content, error) {
+			if siteURL == "" {
+				siteURL = opts.siteURL
+			}
+			return content(siteURL)
+		},
+	})
 	bar.Done()
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -115,7 +138,12 @@ func runVerifyArchive(ctx context.Context, cmd *cobra.Command, file string) erro
 	if n := len(rep.Problems) + rep.More; n > 0 {
 		return &problemsError{what: file, n: n}
 	}
-	fmt.Fprintf(out, "verified %s files in %.1fs: %s matches its SHA256SUMS and datapackage.json\n",
+	if rep.Format == pack.JSONLGz {
+		fmt.Fprintf(out, "verified %s records in %.1fs: %s is what route %s renders\n",
+			humanize.Count(int64(rep.Files)), time.Since(start).Seconds(), file, rep.Top)
+		return nil
+	}
+	fmt.Fprintf(out, "verified %s files in %.1fs: %s matches its SHA256SUMS and datapackage.json, and is what pack makes of the rules and the content\n",
 		humanize.Count(int64(rep.Files)), time.Since(start).Seconds(), file)
 	return nil
 }

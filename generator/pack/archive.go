@@ -1,13 +1,14 @@
 package pack
 
 import (
-	"archive/tar"
 	"archive/zip"
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,108 +16,50 @@ import (
 	"strings"
 	"time"
 
+	kflate "github.com/klauspost/compress/flate"
 	"github.com/klauspost/pgzip"
+	"golang.org/x/sync/errgroup"
 )
 
-// tarGzLevel is the gzip level of the .tar.gz: klauspost's level 8 makes a smaller file than
-// gzip -6 (the JSON records repeat a lot across files) in less time.
-const tarGzLevel = 8
+// gzipLevel is the level of the JSON Lines' gzip: klauspost's level 7 makes smaller files
+// than gzip -6 on these records in less time.
+const gzipLevel = 7
 
-// tarGzBlock is the block size of the parallel gzip writer. Each block is compressed on its
+// gzipBlock is the block size of the parallel gzip writer. Each block is compressed on its
 // own goroutine, primed with the 32 KiB before it; the boundaries depend on the input only,
-// so the archive is the same bytes whatever the number of cores.
-const tarGzBlock = 1 << 20
+// so a download is the same bytes whatever the number of cores.
+const gzipBlock = 1 << 20
 
-// newTarGz is the .tar.gz's gzip writer: klauspost/pgzip with a fixed header (no name, the
-// archive's time, OS unknown). It replaced a hand-written parallel gzip of the same design,
-// which was as reproducible but not faster (docs/dataset.md).
-func newTarGz(out io.Writer, modTime time.Time) (*pgzip.Writer, error) {
-	gz, err := pgzip.NewWriterLevel(out, tarGzLevel)
+// newGzip is the JSON Lines' gzip writer: klauspost/pgzip with a fixed header (no name, no
+// time, OS unknown).
+func newGzip(out io.Writer) (*pgzip.Writer, error) {
+	gz, err := pgzip.NewWriterLevel(out, gzipLevel)
 	if err != nil {
 		return nil, err
 	}
-	gz.Header.ModTime = modTime
 	gz.Header.OS = 255
-	if err := gz.SetConcurrency(tarGzBlock, 2*runtime.GOMAXPROCS(0)); err != nil {
+	if err := gz.SetConcurrency(gzipBlock, 2*runtime.GOMAXPROCS(0)); err != nil {
 		return nil, err
 	}
 	return gz, nil
 }
 
-// archiveWriter writes the same sorted entries as a .tar.gz or a .zip, with fixed times,
-// owners and modes, so that the bytes depend on the entries only.
-type archiveWriter struct {
-	top     string // top folder inside the archive
+// zipWriter writes the files of the zip as they come, under one top folder, each
+// directory just before its first file, with fixed times and modes and no extra fields, so
+// that the bytes depend on the files only. Each file is deflated alone, or stored when that
+// is not smaller (the Parquet files are compressed already). Files are deflated on a
+// goroutine of their own while the next is rendered, a bounded number ahead, and written
+// in the order given.
+type zipWriter struct {
+	top     string
 	modTime time.Time
-	entries []*entry // sorted by name
-	prog    *progress
 }
 
-// dirs calls fn for each directory of the archive, just before its first entry, and for
-// each entry: the order of the sorted full paths.
-func (w *archiveWriter) walk(ctx context.Context, dir func(name string) error, file func(e *entry) error) error {
-	seen := map[string]bool{}
-	if err := dir(w.top + "/"); err != nil {
-		return err
-	}
-	for i, e := range w.entries {
-		if i%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		parts := strings.Split(e.name, "/")
-		for j := 1; j < len(parts); j++ {
-			d := strings.Join(parts[:j], "/")
-			if !seen[d] {
-				seen[d] = true
-				if err := dir(w.top + "/" + d + "/"); err != nil {
-					return err
-				}
-			}
-		}
-		if err := file(e); err != nil {
-			return err
-		}
-		if i%256 == 255 {
-			w.prog.add(256)
-		}
-	}
-	return nil
-}
+// zipAhead is how many files are deflated ahead of the one being written.
+const zipAhead = 2
 
-func (w *archiveWriter) writeTarGz(ctx context.Context, out io.Writer) error {
-	gz, err := newTarGz(out, w.modTime)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(gz, 1<<20)
-	tw := tar.NewWriter(bw)
-	hdr := func(name string, typ byte, mode, size int64) *tar.Header {
-		return &tar.Header{Typeflag: typ, Name: name, Mode: mode, Size: size, ModTime: w.modTime, Format: tar.FormatUSTAR}
-	}
-	err = w.walk(ctx,
-		func(name string) error { return tw.WriteHeader(hdr(name, tar.TypeDir, 0o755, 0)) },
-		func(e *entry) error {
-			if err := tw.WriteHeader(hdr(w.top+"/"+e.name, tar.TypeReg, 0o644, int64(len(e.body)))); err != nil {
-				return err
-			}
-			_, err := tw.Write(e.body)
-			return err
-		})
-	if err != nil {
-		return err
-	}
-	if err := tw.Close(); err != nil {
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	return gz.Close()
-}
-
-func (w *archiveWriter) writeZip(ctx context.Context, out io.Writer) error {
+// write writes the files emit gives, in its order, to out.
+func (w *zipWriter) write(ctx context.Context, out *countWriter, emit func(put func(name string, body []byte) error) error) error {
 	bw := bufio.NewWriterSize(out, 1<<20)
 	zw := zip.NewWriter(bw)
 	// MS-DOS time fields set directly: FileHeader.Modified would add an extra field.
@@ -129,31 +72,75 @@ func (w *archiveWriter) writeZip(ctx context.Context, out io.Writer) error {
 		h.SetMode(mode)
 		return h
 	}
-	err := w.walk(ctx,
-		func(name string) error {
-			h := header(name, os.ModeDir|0o755)
+	seen := map[string]bool{}
+	dir := func(name string) error {
+		h := header(name, os.ModeDir|0o755)
+		h.Method = zip.Store
+		_, err := zw.CreateRaw(h)
+		return err
+	}
+	if err := dir(w.top + "/"); err != nil {
+		return err
+	}
+	type deflated struct {
+		name          string
+		body, payload []byte // payload nil: stored
+		err           error
+	}
+	queue := make(chan chan deflated, zipAhead)
+	eg, ectx := errgroup.WithContext(ctx)
+	eg.Go(func() error {
+		defer close(queue)
+		return emit(func(name string, body []byte) error {
+			ch := make(chan deflated, 1)
+			select {
+			case queue <- ch:
+			case <-ectx.Done():
+				return ectx.Err()
+			}
+			go func() {
+				p, err := deflate(body)
+				ch <- deflated{name, body, p, err}
+			}()
+			return nil
+		})
+	})
+	eg.Go(func() error {
+		for ch := range queue {
+			f := <-ch
+			if f.err != nil {
+				return f.err
+			}
+			parts := strings.Split(f.name, "/")
+			for j := 1; j < len(parts); j++ {
+				d := strings.Join(parts[:j], "/")
+				if !seen[d] {
+					seen[d] = true
+					if err := dir(w.top + "/" + d + "/"); err != nil {
+						return err
+					}
+				}
+			}
+			h := header(w.top+"/"+f.name, 0o644)
+			h.CRC32 = crc32.ChecksumIEEE(f.body)
+			h.UncompressedSize64 = uint64(len(f.body))
+			payload := f.body
 			h.Method = zip.Store
-			_, err := zw.CreateRaw(h)
-			return err
-		},
-		func(e *entry) error {
-			h := header(w.top+"/"+e.name, 0o644)
-			h.CRC32 = e.crc
-			h.UncompressedSize64 = uint64(len(e.body))
-			payload := e.body
-			h.Method = zip.Store
-			if e.deflated != nil {
-				h.Method, payload = zip.Deflate, e.deflated
+			if f.payload != nil {
+				h.Method, payload = zip.Deflate, f.payload
 			}
 			h.CompressedSize64 = uint64(len(payload))
-			fw, err := zw.CreateRaw(h)
+			pw, err := zw.CreateRaw(h)
 			if err != nil {
 				return err
 			}
-			_, err = fw.Write(payload)
-			return err
-		})
-	if err != nil {
+			if _, err := pw.Write(payload); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err := eg.Wait(); err != nil {
 		return err
 	}
 	if err := zw.Close(); err != nil {
@@ -162,9 +149,28 @@ func (w *archiveWriter) writeZip(ctx context.Context, out io.Writer) error {
 	return bw.Flush()
 }
 
-// writeArchive writes an archive into a temporary file beside a.Path, which it returns, and
-// fills in its size and sha256. The caller renames it into place.
-func writeArchive(ctx context.Context, a *Archive, write func(context.Context, io.Writer) error) (tmp string, err error) {
+// zipLevel is the deflate level of the zip's files.
+const zipLevel = 6
+
+// deflate deflates a file, or returns nil when that does not make it smaller.
+func deflate(body []byte) ([]byte, error) {
+	var b bytes.Buffer
+	fw, err := kflate.NewWriter(&b, zipLevel)
+	if err != nil {
+		return nil, err
+	}
+	fw.Write(body) // a bytes.Buffer does not fail
+	fw.Close()
+	if b.Len() < len(body) {
+		return b.Bytes(), nil
+	}
+	return nil, nil
+}
+
+// writeArchive writes a download into a temporary file beside a.Path, which it returns
+// (also on an error, for the caller to remove), and fills in its size and sha256. The
+// caller renames it into place.
+func writeArchive(ctx context.Context, a *Archive, write func(context.Context, *countWriter) error) (tmp string, err error) {
 	f, err := os.CreateTemp(filepath.Dir(a.Path), "."+a.Name+".tmp-")
 	if err != nil {
 		return "", &OutputError{fmt.Errorf("create %s: %w", a.Path, unwrapPath(err))}
@@ -172,22 +178,31 @@ func writeArchive(ctx context.Context, a *Archive, write func(context.Context, i
 	defer func() {
 		if err != nil {
 			f.Close()
-			os.Remove(f.Name())
 		}
 	}()
 	h := sha256.New()
-	cw := &countWriter{w: io.MultiWriter(f, h)}
+	bw := bufio.NewWriterSize(io.MultiWriter(f, h), 1<<20)
+	cw := &countWriter{w: bw}
 	if err := write(ctx, cw); err != nil {
 		if ctx.Err() != nil {
-			return "", ctx.Err()
+			return f.Name(), ctx.Err()
 		}
-		return "", &OutputError{fmt.Errorf("write %s: %w", a.Path, err)}
+		if _, ok := err.(*InputError); ok {
+			return f.Name(), err
+		}
+		if _, ok := err.(*OutputError); ok {
+			return f.Name(), err
+		}
+		return f.Name(), &OutputError{fmt.Errorf("write %s: %w", a.Path, err)}
+	}
+	if err := bw.Flush(); err != nil {
+		return f.Name(), &OutputError{fmt.Errorf("write %s: %w", a.Path, err)}
 	}
 	if err := f.Chmod(0o644); err != nil {
-		return "", &OutputError{fmt.Errorf("chmod %s: %w", a.Path, err)}
+		return f.Name(), &OutputError{fmt.Errorf("chmod %s: %w", a.Path, err)}
 	}
 	if err := f.Close(); err != nil {
-		return "", &OutputError{fmt.Errorf("close %s: %w", a.Path, err)}
+		return f.Name(), &OutputError{fmt.Errorf("close %s: %w", a.Path, err)}
 	}
 	a.Size, a.SHA256 = cw.n, hex.EncodeToString(h.Sum(nil))
 	return f.Name(), nil

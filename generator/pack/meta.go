@@ -1,26 +1,30 @@
 package pack
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	json "github.com/goccy/go-json"
 
-	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/generator/pack/table"
 	"github.com/opennumerology/numerology/internal/contract"
 )
 
-// Document file names inside the archives.
+// Document file names inside the zip, and its folders.
 const (
 	DataPackageFile = "datapackage.json"
 	CitationFile    = "CITATION.cff"
 	LicenseFile     = "LICENSE"
 	ReadmeFile      = "README.md"
 	SumsFile        = "SHA256SUMS"
+	CSVDir          = "csv"
+	ParquetDir      = "parquet"
 )
 
 // License identifiers of the data (SPDX and Open Definition use the same one).
@@ -30,19 +34,148 @@ const (
 	LicenseURL   = "https://creativecommons.org/licenses/by/4.0/"
 )
 
-// DataPackage is datapackage.json: a Frictionless (Tabular) Data Package descriptor.
+// DataPackageProfile is the Data Package version datapackage.json follows.
+const DataPackageProfile = "https://datapackage.org/profiles/2.0/datapackage.json"
+
+// meta is what a dataset states about itself besides its content's facts: the tree's, or
+// what an archive says when verify derives it again.
+type meta struct {
+	APIVersion  string
+	SiteURL     string
+	APIBase     string
+	Years       []int
+	ContentDate string // YYYY-MM-DD or ""
+}
+
+func datasetMeta(m *manifest.Manifest, contentDate string) meta {
+	return meta{APIVersion: m.APIVersion, SiteURL: m.SiteURL, APIBase: m.APIBase, Years: m.Years, ContentDate: contentDate}
+}
+
+// dataset is what the zip is built from: the meta facts, the content's, and the filled
+// tables and the routes' files.
+type dataset struct {
+	m     meta
+	c     *Content
+	build *build
+}
+
+func (d *dataset) base() string { return BaseName(d.m.APIVersion) }
+
+// listed is a file of the zip as datapackage.json and SHA256SUMS state it.
+type listed struct {
+	name string
+	size int64
+	sum  [sha256.Size]byte
+}
+
+// emit renders every file of the zip and hands each to put, in the zip's order: the
+// database, each table as CSV and Parquet, the JSON of the routes without a date, then the
+// documents, which list the files before them, and SHA256SUMS last. Only one file's bytes
+// are held at a time (and what put keeps); body is put's to keep. dir is a folder for the
+// database to be written in for the moment it takes.
+func (d *dataset) emit(ctx context.Context, dir string, put func(name string, body []byte) error) error {
+	var files []listed
+	add := func(name string, body []byte) error {
+		files = append(files, listed{name, int64(len(body)), sha256.Sum256(body)})
+		return put(name, body)
+	}
+	db, err := writeSQLite(ctx, dir, d.build.tables, d.metaRows())
+	if err != nil {
+		return &OutputError{err}
+	}
+	if err := add(SQLite, db); err != nil {
+		return err
+	}
+	db = nil
+	for _, t := range d.build.tables {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := add(CSVDir+"/"+t.Name+".csv", writeCSV(t)); err != nil {
+			return err
+		}
+		pq, err := writeParquet(t)
+		if err != nil {
+			return err
+		}
+		if err := add(ParquetDir+"/"+t.Name+".parquet", pq); err != nil {
+			return err
+		}
+	}
+	for _, f := range d.build.api {
+		if err := add(f.name, f.body); err != nil {
+			return err
+		}
+	}
+	pkg, err := d.dataPackage(files)
+	if err != nil {
+		return err
+	}
+	for _, f := range []file{{DataPackageFile, pkg}, {CitationFile, d.citation()}, {LicenseFile, d.license()}, {ReadmeFile, d.readme()}} {
+		if err := add(f.name, f.body); err != nil {
+			return err
+		}
+	}
+	slices.SortFunc(files, func(a, b listed) int { return strings.Compare(a.name, b.name) })
+	var sums strings.Builder
+	for _, f := range files {
+		sums.WriteString(hex.EncodeToString(f.sum[:]) + "  " + f.name + "\n")
+	}
+	return put(SumsFile, []byte(sums.String()))
+}
+
+// yearsLabel is the years as a range, "1900–2100", or listed when they are not one.
+func (m meta) yearsLabel() string {
+	first, last := m.Years[0], m.Years[len(m.Years)-1]
+	if last-first+1 == len(m.Years) {
+		if first == last {
+			return strconv.Itoa(first)
+		}
+		return strconv.Itoa(first) + "–" + strconv.Itoa(last)
+	}
+	s := make([]string, len(m.Years))
+	for i, y := range m.Years {
+		s[i] = strconv.Itoa(y)
+	}
+	return strings.Join(s, ", ")
+}
+
+// metaRows are the rows of the database's meta table.
+func (d *dataset) metaRows() []metaRow {
+	rows := []metaRow{
+		{"api_version", d.m.APIVersion},
+		{"title", d.c.Title},
+		{"publisher", d.c.Publisher},
+		{"license", LicenseID},
+		{"license_url", LicenseURL},
+		{"attribution", d.c.Attribution},
+		{"source_url", d.m.APIBase},
+		{"site_url", d.m.SiteURL},
+		{"years", d.m.yearsLabel()},
+	}
+	if d.m.ContentDate != "" {
+		rows = append(rows, metaRow{"content_date", d.m.ContentDate})
+	}
+	slices.SortFunc(rows, func(a, b metaRow) int { return strings.Compare(a.key, b.key) })
+	return rows
+}
+
+// DataPackage is datapackage.json: a Frictionless Data Package (v2) descriptor.
 type DataPackage struct {
-	Profile      string        `json:"profile"`
+	Schema       string        `json:"$schema"`
 	Name         string        `json:"name"`
 	Title        string        `json:"title"`
 	Description  string        `json:"description"`
 	Version      string        `json:"version"`
 	Homepage     string        `json:"homepage"`
+	Created      string        `json:"created,omitempty"` // the content's date, when known
 	Keywords     []string      `json:"keywords"`
 	Licenses     []License     `json:"licenses"`
 	Sources      []Source      `json:"sources"`
 	Contributors []Contributor `json:"contributors"`
-	Resources    []Resource    `json:"resources"`
+	// Years are the years whose dates the dataset holds (a property of this dataset's own).
+	Years     []int      `json:"years"`
+	Resources []Resource `json:"resources"`
 }
 
 // License is one entry of DataPackage.Licenses.
@@ -60,25 +193,26 @@ type Source struct {
 
 // Contributor is one entry of DataPackage.Contributors.
 type Contributor struct {
-	Title string `json:"title"`
-	Path  string `json:"path,omitempty"`
-	Role  string `json:"role"`
+	Title string   `json:"title"`
+	Path  string   `json:"path,omitempty"`
+	Roles []string `json:"roles"`
 }
 
-// Resource is one CSV table of the package.
+// Resource is one file of the package: a table as CSV or Parquet, the database, or a date
+// route's records (a download of its own, by URL).
 type Resource struct {
-	Profile     string  `json:"profile"`
-	Name        string  `json:"name"`
-	Path        string  `json:"path"`
-	Title       string  `json:"title"`
-	Description string  `json:"description"`
-	Format      string  `json:"format"`
-	Mediatype   string  `json:"mediatype"`
-	Encoding    string  `json:"encoding"`
-	Bytes       int64   `json:"bytes"`
-	Hash        string  `json:"hash"` // "sha256:<hex>"
-	Dialect     Dialect `json:"dialect"`
-	Schema      Schema  `json:"schema"`
+	Name        string   `json:"name"`
+	Type        string   `json:"type,omitempty"` // "table" for the tables
+	Path        string   `json:"path"`
+	Title       string   `json:"title"`
+	Description string   `json:"description"`
+	Format      string   `json:"format"`
+	Mediatype   string   `json:"mediatype"`
+	Encoding    string   `json:"encoding,omitempty"`
+	Bytes       int64    `json:"bytes,omitempty"`
+	Hash        string   `json:"hash,omitempty"` // "sha256:<hex>"
+	Dialect     *Dialect `json:"dialect,omitempty"`
+	Schema      *Schema  `json:"schema,omitempty"`
 }
 
 // Dialect is the CSV dialect of a resource.
@@ -101,7 +235,6 @@ type Schema struct {
 type Field struct {
 	Name        string       `json:"name"`
 	Type        string       `json:"type"`
-	Format      string       `json:"format,omitempty"`
 	Description string       `json:"description"`
 	Constraints *Constraints `json:"constraints,omitempty"`
 }
@@ -117,122 +250,123 @@ type Constraints struct {
 
 // ForeignKey links fields of a resource to another resource's key.
 type ForeignKey struct {
-	Fields    string       `json:"fields"`
+	Fields    []string     `json:"fields"`
 	Reference ForeignTable `json:"reference"`
 }
 
 // ForeignTable is the target of a ForeignKey.
 type ForeignTable struct {
-	Resource string `json:"resource"`
-	Fields   string `json:"fields"`
+	Resource string   `json:"resource"`
+	Fields   []string `json:"fields"`
 }
 
 // HashPrefix starts every Resource.Hash: Frictionless names a non-MD5 algorithm this way.
 const HashPrefix = "sha256:"
 
-type file struct {
-	name string
-	body []byte
+// ParquetSuffix ends the name of a table's Parquet resource; its CSV resource is named as
+// the table.
+const ParquetSuffix = "_parquet"
+
+// schema is a table's Table Schema; its foreign keys name resources as name does.
+func schema(t *table.Table, name func(string) string) *Schema {
+	s := &Schema{PrimaryKey: t.PrimaryKey}
+	first, last := dateRange(t)
+	for _, c := range t.Columns {
+		cons := &Constraints{Required: !c.Nullable, Unique: c.Unique}
+		switch {
+		case c.Type == table.Date && first != "":
+			cons.Minimum, cons.Maximum = first, last
+		case c.Enum != nil:
+			cons.Enum = c.Enum
+		case c.Min != 0 || c.Max != 0:
+			cons.Minimum, cons.Maximum = c.Min, c.Max
+		}
+		s.Fields = append(s.Fields, Field{Name: c.Name, Type: c.Type.SchemaType(), Description: c.Description, Constraints: cons})
+	}
+	for _, fk := range t.ForeignKeys {
+		s.ForeignKeys = append(s.ForeignKeys, ForeignKey{Fields: []string{fk.Column}, Reference: ForeignTable{Resource: name(fk.Table), Fields: []string{fk.TableColumn}}})
+	}
+	return s
 }
 
-// buildFiles renders the tables and documents, and SHA256SUMS over them and the tree files.
-func buildFiles(m *manifest.Manifest, src []manifest.File, t *tables, opts Options) ([]file, error) {
-	csvs := t.csvs()
-	d := &docs{m: m, t: t, opts: opts, base: BaseName(m.APIVersion)}
-	pkg, err := d.dataPackage(csvs)
-	if err != nil {
-		return nil, err
+// dateRange is the first and last value of a table's first date column, "" when it has none.
+func dateRange(t *table.Table) (first, last string) {
+	for i, c := range t.Columns {
+		if c.Type == table.Date && t.Len() > 0 {
+			return t.Value(0, i).String(), t.Value(t.Len()-1, i).String()
+		}
 	}
-	files := append(csvs,
-		file{DataPackageFile, pkg},
-		file{CitationFile, d.citation()},
-		file{LicenseFile, d.license()},
-		file{ReadmeFile, d.readme(len(src))},
-	)
-	type sum struct{ name, hex string }
-	sums := make([]sum, 0, len(src)+len(files))
-	for _, f := range src {
-		sums = append(sums, sum{f.Path, f.SHA256})
-	}
+	return "", ""
+}
+
+// hashOf is a file's Resource.Hash.
+func hashOf(f listed) string { return HashPrefix + hex.EncodeToString(f.sum[:]) }
+
+// downloadURL is the URL a file of downloads/ is published at.
+func (d *dataset) downloadURL(name string) string {
+	return d.m.SiteURL + "/" + manifest.DownloadsDir + "/" + name
+}
+
+func (d *dataset) dataPackage(files []listed) ([]byte, error) {
+	byName := map[string]listed{}
 	for _, f := range files {
-		h := sha256.Sum256(f.body)
-		sums = append(sums, sum{f.name, hex.EncodeToString(h[:])})
+		byName[f.name] = f
 	}
-	slices.SortFunc(sums, func(a, b sum) int { return strings.Compare(a.name, b.name) })
-	var b strings.Builder
-	b.Grow(len(sums) * 110)
-	for _, s := range sums {
-		b.WriteString(s.hex + "  " + s.name + "\n")
-	}
-	return append(files, file{SumsFile, []byte(b.String())}), nil
-}
-
-type docs struct {
-	m    *manifest.Manifest
-	t    *tables
-	opts Options
-	base string
-}
-
-// field is the Table Schema field of a table's column; a date column is bounded by the
-// first and last date of the table.
-func field(f generator.TableField, first, last string) Field {
-	c := &Constraints{Required: true, Unique: f.Unique}
-	out := Field{Name: f.Name, Type: f.Type, Description: f.Description, Constraints: c}
-	switch {
-	case f.Type == "date":
-		out.Format, c.Minimum, c.Maximum = "default", first, last
-	case f.Enum != nil:
-		c.Enum = f.Enum
-	case f.Min != 0 || f.Max != 0:
-		c.Minimum, c.Maximum = f.Min, f.Max
-	}
-	return out
-}
-
-func (d *docs) dataPackage(csvs []file) ([]byte, error) {
-	type resource struct {
-		title, desc string
-		schema      Schema
-	}
-	schemas := map[string]resource{}
 	var titles []string
-	for _, t := range d.t.done {
-		first, last := t.dateRange()
-		sch := Schema{PrimaryKey: t.Table.PrimaryKey}
-		for _, f := range t.Table.Fields {
-			sch.Fields = append(sch.Fields, field(f, first, last))
-		}
-		for _, fk := range t.Table.ForeignKeys {
-			sch.ForeignKeys = append(sch.ForeignKeys, ForeignKey{Fields: fk.Field, Reference: ForeignTable{Resource: fk.Table, Fields: fk.TableField}})
-		}
-		schemas[t.Table.File()] = resource{t.Table.Title, t.Table.Description, sch}
-		titles = append(titles, strings.ToLower(t.Table.Title[:1])+t.Table.Title[1:])
-	}
 	pkg := DataPackage{
-		Profile:      "tabular-data-package",
+		Schema:       DataPackageProfile,
 		Name:         contract.DatasetName,
-		Title:        d.opts.Title + " — dataset " + d.m.APIVersion,
-		Description:  "The complete Open Numerology Data API " + d.m.APIVersion + " for offline use: " + strings.Join(titles, "; ") + " as CSV tables, and every JSON response of the API under api/public/. Texts are in Russian.",
+		Title:        d.c.Title + " — dataset " + d.m.APIVersion,
 		Version:      d.m.APIVersion,
 		Homepage:     d.m.SiteURL,
-		Keywords:     []string{"numerology", "destiny matrix", "life path number", "open data", "нумерология"},
+		Keywords:     []string{"numerology", "destiny matrix", "life path number", "Pythagoras square", "open data", "нумерология"},
 		Licenses:     []License{{Name: LicenseID, Path: LicenseURL, Title: LicenseTitle}},
-		Sources:      []Source{{Title: "API «" + d.opts.Title + "»", Path: d.m.APIBase}},
-		Contributors: []Contributor{{Title: d.opts.Publisher, Path: d.m.SiteURL, Role: "publisher"}},
+		Sources:      []Source{{Title: "API «" + d.c.Title + "»", Path: d.m.APIBase}},
+		Contributors: []Contributor{{Title: d.c.Publisher, Path: d.m.SiteURL, Roles: []string{"publisher"}}},
+		Years:        d.m.Years,
 	}
-	for _, f := range csvs {
-		s := schemas[f.name]
-		h := sha256.Sum256(f.body)
+	if d.m.ContentDate != "" {
+		pkg.Created = d.m.ContentDate + "T00:00:00Z"
+	}
+	same := func(s string) string { return s }
+	parquetName := func(s string) string { return s + ParquetSuffix }
+	for _, t := range d.build.tables {
+		titles = append(titles, strings.ToLower(t.Title[:1])+t.Title[1:])
+		csvPath := CSVDir + "/" + t.Name + ".csv"
 		pkg.Resources = append(pkg.Resources, Resource{
-			Profile: "tabular-data-resource", Name: strings.TrimSuffix(f.name, ".csv"), Path: f.name,
-			Title: s.title, Description: s.desc,
+			Name: t.Name, Type: "table", Path: csvPath, Title: t.Title, Description: t.Description,
 			Format: "csv", Mediatype: "text/csv", Encoding: "utf-8",
-			Bytes: int64(len(f.body)), Hash: HashPrefix + hex.EncodeToString(h[:]),
-			Dialect: Dialect{Delimiter: ",", LineTerminator: "\n", QuoteChar: `"`, DoubleQuote: true, Header: true},
-			Schema:  s.schema,
+			Bytes: byName[csvPath].size, Hash: hashOf(byName[csvPath]),
+			Dialect: &Dialect{Delimiter: ",", LineTerminator: "\n", QuoteChar: `"`, DoubleQuote: true, Header: true},
+			Schema:  schema(t, same),
 		})
 	}
+	for _, t := range d.build.tables {
+		pqPath := ParquetDir + "/" + t.Name + ".parquet"
+		pkg.Resources = append(pkg.Resources, Resource{
+			Name: t.Name + ParquetSuffix, Type: "table", Path: pqPath, Title: t.Title + " (Parquet)", Description: t.Description,
+			Format: "parquet", Mediatype: "application/vnd.apache.parquet",
+			Bytes: byName[pqPath].size, Hash: hashOf(byName[pqPath]),
+			Schema: schema(t, parquetName),
+		})
+	}
+	pkg.Resources = append(pkg.Resources, Resource{
+		Name: "sqlite", Path: SQLite, Title: "Every table in one SQLite database",
+		Description: "The tables above as one SQLite 3 database, with their primary and foreign keys, and a meta table (API version, licence, attribution, source URL, years, the content's date).",
+		Format:      "sqlite", Mediatype: "application/vnd.sqlite3",
+		Bytes: byName[SQLite].size, Hash: hashOf(byName[SQLite]),
+	})
+	for _, r := range d.build.dateRoutes {
+		pkg.Resources = append(pkg.Resources, Resource{
+			Name: "records_" + strings.ReplaceAll(r.Name, "-", "_"), Path: d.downloadURL(JSONLName(r.Name)),
+			Title:       "The records of " + r.Pattern + " (JSON Lines)",
+			Description: "Every record of " + r.English + ", the exact bytes the API serves, one a line in date order, gzip'ed: a download of its own. The fields are described in the API's OpenAPI document.",
+			Format:      "jsonl", Mediatype: "application/jsonl",
+		})
+	}
+	pkg.Description = "The Open Numerology Data API " + d.m.APIVersion + " offline, dates of " + d.m.yearsLabel() + ": " + strings.Join(titles, "; ") +
+		", as CSV and Parquet tables and one SQLite database; the JSON of the routes without a date under " + manifest.APIDir +
+		"/; the records of each date route as JSON Lines, a download each. Texts are in Russian."
 	b, err := json.MarshalIndentWithOption(pkg, "", "  ", json.DisableHTMLEscape())
 	if err != nil {
 		return nil, fmt.Errorf("encode %s: %w", DataPackageFile, err)
@@ -246,22 +380,24 @@ func yq(s string) string {
 	return string(b)
 }
 
-func (d *docs) citation() []byte {
+func (d *dataset) citation() []byte {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("# Citation File Format: https://citation-file-format.github.io/\n")
 	w("cff-version: 1.2.0\n")
 	w("message: %s\n", yq("If you use this dataset, please cite it as below. Если вы используете эти данные, укажите источник так, как указано ниже."))
 	w("type: dataset\n")
-	w("title: %s\n", yq(d.opts.Title+" — dataset "+d.m.APIVersion))
-	first, last := d.m.Years[0], d.m.Years[len(d.m.Years)-1]
-	w("abstract: %s\n", yq(fmt.Sprintf("The destiny matrix of every birth date from 01.01.%04d to 31.12.%04d, the 22 arcana and the 12 life path numbers, as CSV tables and the JSON responses of the API at %s (texts in Russian).",
-		first, last, d.m.APIBase)))
-	w("authors:\n  - name: %s\n    website: %s\n", yq(d.opts.Publisher), yq(d.m.SiteURL))
+	w("title: %s\n", yq(d.c.Title+" — dataset "+d.m.APIVersion))
+	w("abstract: %s\n", yq(fmt.Sprintf("The life path number, the destiny matrix and the Pythagoras square of every birth date of %s, and the texts that describe them (in Russian), as CSV and Parquet tables, a SQLite database and the JSON records of the API at %s.",
+		d.m.yearsLabel(), d.m.APIBase)))
+	w("authors:\n  - name: %s\n    website: %s\n", yq(d.c.Publisher), yq(d.m.SiteURL))
 	w("version: %s\n", yq(d.m.APIVersion))
+	if d.m.ContentDate != "" {
+		w("date-released: %s\n", yq(d.m.ContentDate))
+	}
 	w("license: %s\n", LicenseID)
 	w("url: %s\n", yq(d.m.SiteURL))
-	w("repository-artifact: %s\n", yq(d.m.SiteURL+"/"+manifest.DownloadsDir+"/"+d.base+TarGz))
+	w("repository-artifact: %s\n", yq(d.downloadURL(d.base()+Zip)))
 	w("keywords:\n")
 	for _, k := range []string{"numerology", "destiny matrix", "life path number", "open data"} {
 		w("  - %s\n", yq(k))
@@ -269,10 +405,9 @@ func (d *docs) citation() []byte {
 	return []byte(b.String())
 }
 
-func (d *docs) license() []byte {
-	r := d.t.record
-	return []byte(d.opts.Title + ` — dataset ` + d.m.APIVersion + `
-Copyright (c) ` + d.opts.Publisher + ` (` + d.m.SiteURL + `)
+func (d *dataset) license() []byte {
+	return []byte(d.c.Title + ` — dataset ` + d.m.APIVersion + `
+Copyright (c) ` + d.c.Publisher + ` (` + d.m.SiteURL + `)
 
 This dataset is licensed under the ` + LicenseTitle + ` licence (CC BY 4.0).
 Licence deed:  ` + LicenseURL + `
@@ -284,101 +419,186 @@ following terms: you must give appropriate credit, provide a link to the licence
 if changes were made; you may not apply legal terms or technological measures that legally
 restrict others from doing anything the licence permits.
 
-Набор данных распространяется по лицензии Creative Commons «` + d.opts.LicenseName + `»
+Набор данных распространяется по лицензии Creative Commons «` + d.c.LicenseName + `»
 (CC BY 4.0). Данные можно копировать, распространять и перерабатывать для любых целей, в том
 числе коммерческих, при условии указания источника, ссылки на лицензию и отметки о внесённых
 изменениях.
 
 Attribution wording / Как указывать источник:
 
-    ` + r.Attribution + `
+    ` + d.c.Attribution + `
 
 In HTML / в HTML:
 
-    ` + r.AttributionHTML + `
+    ` + d.c.AttributionHTML + `
 
 Every JSON record also carries these fields (license, license_url, attribution,
 attribution_html), and each record has its own suggested_citation.
 `)
 }
 
-func (d *docs) readme(jsonFiles int) []byte {
-	r := d.t.record
-	// Russian groups thousands with a non-breaking space (73 414), English with a comma.
-	ruNum := generator.GroupThousands
-	enNum := func(n int) string { return strings.ReplaceAll(ruNum(n), "\u00a0", ",") }
-	tgz, zip := d.base+TarGz, d.base+Zip
-	var ru, en strings.Builder
-	for _, t := range d.t.done {
-		ru.WriteString("| `" + t.Table.File() + "` | " + t.Table.Russian + " (" + ruNum(len(t.rows)) + " строк) |\n")
-		en.WriteString("- `" + t.Table.File() + "` — " + t.Table.Description + " (" + enNum(len(t.rows)) + " rows)\n")
+// group writes n with sep between groups of three digits: 73 414 in Russian (a no-break
+// space), 73,414 in English.
+func group(n int, sep string) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + sep + s[i:]
 	}
-	var files []string
-	for _, rt := range generator.Routes() {
-		files = append(files, "`"+strings.TrimPrefix(rt.File, manifest.APIDir+"/")+"`")
-	}
-	return []byte(`# ` + d.opts.Title + ` — набор данных ` + d.m.APIVersion + ` / dataset ` + d.m.APIVersion + `
+	return s
+}
 
-Источник / source: ` + d.opts.Publisher + `, ` + d.m.SiteURL + ` · API: ` + d.m.APIBase + `
-Лицензия / licence: Creative Commons «` + d.opts.LicenseName + `» (CC BY 4.0), ` + LicenseURL + `
+// examples are the SQL queries of the README, run by its tests with the sqlite3 command:
+// built from the tables, so that pack names no route. A date table with a foreign key
+// gives a lookup of a date, a join with the table it refers to, and a count.
+func (d *dataset) examples() []string {
+	out := []string{"SELECT key, value FROM meta;"}
+	for _, t := range d.build.tables {
+		if len(t.PrimaryKey) != 1 || t.Columns[t.Index(t.PrimaryKey[0])].Type != table.Date || len(t.ForeignKeys) == 0 || t.Len() == 0 {
+			continue
+		}
+		date := t.Value(t.Len()/2, t.Index("date")).String()
+		fk := t.ForeignKeys[0]
+		return append(out,
+			"SELECT * FROM "+t.Name+" WHERE date = '"+date+"';",
+			"SELECT d.date, d."+fk.Column+", r.* FROM "+t.Name+" AS d JOIN "+fk.Table+" AS r ON r."+fk.TableColumn+" = d."+fk.Column+" WHERE d.date = '"+date+"';",
+			"SELECT "+fk.Column+", count(*) AS dates FROM "+t.Name+" GROUP BY "+fk.Column+" ORDER BY dates DESC LIMIT 5;",
+		)
+	}
+	return out
+}
+
+// ExampleQueries returns the SQL queries of a README: the lines of its ```sql blocks.
+func ExampleQueries(readme []byte) []string {
+	var out []string
+	in := false
+	for line := range strings.SplitSeq(string(readme), "\n") {
+		switch {
+		case line == "```sql":
+			in = true
+		case line == "```":
+			in = false
+		case in && strings.TrimSpace(line) != "":
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+func (d *dataset) readme() []byte {
+	ruNum := func(n int) string { return group(n, "\u00a0") }
+	enNum := func(n int) string { return group(n, ",") }
+	base := d.base()
+	var ru, en, jsonl, jsonlEN strings.Builder
+	for _, t := range d.build.tables {
+		ru.WriteString("| `" + t.Name + "` | " + t.Russian + " (" + ruNum(t.Len()) + " строк) |\n")
+		en.WriteString("- `" + t.Name + "` — " + t.Description + " (" + enNum(t.Len()) + " rows)\n")
+	}
+	for _, r := range d.build.dateRoutes {
+		jsonl.WriteString("- `" + JSONLName(r.Name) + "` — " + r.Description + ": " + d.downloadURL(JSONLName(r.Name)) + "\n")
+		jsonlEN.WriteString("- `" + JSONLName(r.Name) + "` — " + r.English + ": " + d.downloadURL(JSONLName(r.Name)) + "\n")
+	}
+	var apiFiles []string
+	for _, r := range d.build.otherRoutes {
+		apiFiles = append(apiFiles, "`"+strings.TrimPrefix(r.File, manifest.APIDir+"/")+"`")
+	}
+	sql := "```sql\n" + strings.Join(d.examples(), "\n") + "\n```\n"
+	first := ""
+	if len(d.build.dateRoutes) > 0 {
+		first = JSONLName(d.build.dateRoutes[0].Name)
+	}
+	firstTable := ""
+	if len(d.build.tables) > 0 {
+		firstTable = d.build.tables[0].Name
+	}
+	return []byte(`# ` + d.c.Title + ` — набор данных ` + d.m.APIVersion + ` / dataset ` + d.m.APIVersion + `
+
+Источник / source: ` + d.c.Publisher + `, ` + d.m.SiteURL + ` · API: ` + d.m.APIBase + `
+Лицензия / licence: Creative Commons «` + d.c.LicenseName + `» (CC BY 4.0), ` + LicenseURL + `
+Даты / dates: ` + d.m.yearsLabel() + `
 
 ## По-русски
 
-Полная копия API «` + d.opts.Title + `» для работы без сети: в блокнотах, таблицах и
-собственных приложениях.
+Данные API «` + d.c.Title + `» для работы без сети: в DuckDB, pandas, Polars, R, SQLite,
+Datasette и электронных таблицах.
 
-` + d.opts.Disclaimer + `
+` + d.c.Disclaimer + `
 
 ### Что внутри
 
-| файл | содержимое |
-|---|---|
-` + ru.String() + `| ` + "`" + manifest.APIDir + "/`" + ` | все ответы API в формате JSON (` + ruNum(jsonFiles) + ` файлов), байт в байт как их отдаёт сервер: ` + strings.Join(files, ", ") + `, ` + "`errors/`" + ` |
-| ` + "`datapackage.json`" + ` | описание таблиц в формате Frictionless Data Package: поля, типы, размеры, хеши |
-| ` + "`CITATION.cff`" + ` | как цитировать (Citation File Format 1.2.0) |
-| ` + "`LICENSE`" + ` | лицензия Creative Commons «` + d.opts.LicenseName + `» (CC BY 4.0) и формулировка атрибуции |
-| ` + "`SHA256SUMS`" + ` | SHA-256 каждого файла архива |
+Каждая таблица есть в двух форматах: ` + "`" + CSVDir + "/<таблица>.csv` и `" + ParquetDir + "/<таблица>.parquet`" + `, а все вместе — в базе
+SQLite ` + "`" + SQLite + "`" + ` (с первичными и внешними ключами и таблицей ` + "`meta`" + `).
 
-CSV: UTF-8 без BOM, разделитель — запятая, первая строка — заголовок. В Excel открывайте через
-«Данные → Из текстового/CSV-файла» с кодировкой UTF-8.
+| таблица | содержимое |
+|---|---|
+` + ru.String() + `
+Ещё в архиве: ` + "`" + manifest.APIDir + "/`" + ` — ответы API без даты в формате JSON, байт в байт как их отдаёт сервер
+(` + strings.Join(apiFiles, ", ") + `); ` + "`datapackage.json`" + ` — описание всех файлов (Frictionless Data
+Package 2.0: поля, типы, ключи, размеры, хеши); ` + "`CITATION.cff`" + `; ` + "`LICENSE`" + `; ` + "`SHA256SUMS`" + `.
+
+Записи маршрутов с датой — отдельные файлы JSON Lines (gzip): по записи API на строку, в порядке дат.
+
+` + jsonl.String() + `
+Ответы API по отдельным датам в архив не входят: ` + "`numerology generate`" + ` воспроизводит их байт в байт.
 
 ### Как цитировать
 
-    ` + r.Attribution + `
+    ` + d.c.Attribution + `
 
 У каждой записи JSON есть поле ` + "`suggested_citation`" + `; для ссылки на весь набор используйте
 ` + "`CITATION.cff`" + `.
 
-### Как проверить
-
-    cd ` + d.base + ` && sha256sum -c SHA256SUMS
-
-или, не распаковывая: ` + "`numerology verify --archive " + tgz + "`" + `.
-
 ## In English
 
-A complete copy of the Open Numerology Data API for offline use in notebooks, spreadsheets
-and your own applications. The texts are in Russian.
+The Open Numerology Data API for offline use: in DuckDB, pandas, Polars, R, SQLite, Datasette
+and spreadsheets. The texts are in Russian.
 
-` + d.opts.DisclaimerEN + `
+` + d.c.DisclaimerEN + `
 
 ### What is inside
 
-` + en.String() + `- ` + "`" + manifest.APIDir + "/`" + ` — every JSON response of the API (` + enNum(jsonFiles) + ` files), the exact bytes the API serves.
-- ` + "`datapackage.json`" + ` — a Frictionless Data Package descriptor: the tables' fields, types, sizes and hashes (load it with frictionless-py, ` + "`datapackage` in R" + `, or read the CSVs directly).
-- ` + "`CITATION.cff`, `LICENSE` (CC BY 4.0 and the attribution wording), `SHA256SUMS`" + `.
+Every table twice, ` + "`" + CSVDir + "/<table>.csv` and `" + ParquetDir + "/<table>.parquet`" + `, and all of them in one SQLite
+database, ` + "`" + SQLite + "`" + ` (primary and foreign keys, and a ` + "`meta`" + ` table: version, licence, attribution, source).
+
+` + en.String() + `
+Also in the zip: ` + "`" + manifest.APIDir + "/`" + ` — the API's JSON of the routes without a date, the exact bytes the API
+serves; ` + "`datapackage.json`" + ` — a Frictionless Data Package 2.0 descriptor of every file (fields, types,
+keys, sizes, hashes); ` + "`CITATION.cff`, `LICENSE` (CC BY 4.0 and the attribution wording), `SHA256SUMS`" + `.
+
+The records of each date route are JSON Lines downloads of their own (gzip): one API record a
+line, in date order, the exact bytes the API serves.
+
+` + jsonlEN.String() + `
+The API's per-date files are not in the dataset: ` + "`numerology generate`" + ` makes them again, byte for byte.
+
+### Examples
+
+DuckDB (Parquet or CSV):
+
+    duckdb -c "SELECT * FROM '` + ParquetDir + `/` + firstTable + `.parquet' LIMIT 5"
+
+pandas:
+
+    import pandas as pd
+    df = pd.read_parquet("` + ParquetDir + `/` + firstTable + `.parquet")
+
+SQLite (` + "`sqlite3 " + SQLite + "`" + `) or Datasette (` + "`datasette " + SQLite + "`" + `):
+
+` + sql + `
+jq over the JSON Lines:
+
+    gzip -dc ` + first + ` | jq -c 'select(.input.year == 2000) | .input' | head
 
 ### How to cite
 
-    ` + r.Attribution + `
+    ` + d.c.Attribution + `
 
 Each JSON record carries its own ` + "`suggested_citation`" + `; cite the whole dataset with ` + "`CITATION.cff`" + `.
 
 ### How to verify
 
-    cd ` + d.base + ` && sha256sum -c SHA256SUMS
+    cd ` + base + ` && sha256sum -c SHA256SUMS
 
-or without extracting: ` + "`numerology verify --archive " + tgz + "`" + ` (also works on ` + "`" + zip + "`" + `).
-The archives are reproducible: packing the same tree again gives byte-identical files.
+or without extracting: ` + "`numerology verify --archive " + base + Zip + "`" + ` (and ` + "`numerology verify --archive " + first + "`" + `).
+Every download is reproducible: packing the same tree again gives byte-identical files.
 `)
 }

@@ -1,82 +1,103 @@
-// Package pack builds the offline dataset from a generated tree: a .tar.gz and a .zip that
-// each hold the API's JSON files (the bytes the API serves), CSV tables of the matrix, the
-// arcana and the life path numbers, a Frictionless Data Package descriptor, CITATION.cff,
-// LICENSE, README.md and SHA256SUMS. Two packs of the same tree are byte-identical. It also
-// checks such an archive (VerifyArchive). It never touches the network.
+// Package pack builds the offline dataset from a generated tree (docs/design.md §11): one
+// zip of the tables (each as CSV and Parquet), a SQLite database of them all, the JSON of
+// the routes without a date, a Frictionless data package, CITATION.cff, LICENSE, README.md
+// and SHA256SUMS; and, per date route, its records as JSON Lines, <route>.jsonl.gz. Every
+// download is byte-identical from one pack of a tree to the next, and fits the 25 MiB of a
+// Workers static asset. It also checks a download (VerifyArchive). It knows no route by
+// name: the tables and their filling come from the caller (generator.DatasetSources), the
+// routes from the tree's edge config. It never touches the network.
 package pack
 
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash/crc32"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	kflate "github.com/klauspost/compress/flate"
-	"golang.org/x/sync/errgroup"
-
-	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/generator/pack/table"
 	"github.com/opennumerology/numerology/internal/contract"
 )
 
-// MaxPublishSize is the largest archive placed in the tree's downloads/: a Workers static
+// MaxPublishSize is the largest download placed in the tree's downloads/: a Workers static
 // asset may be at most 25 MiB, and deploy refuses a tree with a larger file.
 const MaxPublishSize = contract.MaxAssetSize
 
-// DefaultModTime is the time stamped on every archive entry when Options.ModTime is zero.
+// DefaultModTime is the time stamped on every zip entry when Options.ModTime is zero.
 var DefaultModTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// BaseName is the archives' file name without extension, and the top folder inside them:
+// BaseName is the tables' zip's file name without extension, and the top folder inside it:
 // numerology-dataset-<api_version>.
 func BaseName(apiVersion string) string { return contract.DatasetName + "-" + apiVersion }
 
-// Archive formats, as file name extensions.
+// Download extensions.
 const (
+	Zip     = ".zip"
+	JSONLGz = ".jsonl.gz"
+	// TarGz is the extension of the dataset archives before version 1.0's split; verify
+	// still reads them.
 	TarGz = ".tar.gz"
-	Zip   = ".zip"
 )
+
+// JSONLName is the file name of a date route's JSON Lines download.
+func JSONLName(route string) string { return route + JSONLGz }
+
+// Content is what a dataset is built from besides the tree, for one site URL: the facts its
+// documents state, the tables and how a route's files fill them, and, for verify, the route
+// table and each route's renderer.
+type Content struct {
+	// Publisher, Title and LicenseName name the dataset's author, the site and the licence
+	// (its official Russian name); Disclaimer and DisclaimerEN say what numerology is, in
+	// Russian and in English (content/site.yaml).
+	Publisher, Title, LicenseName string
+	Disclaimer, DisclaimerEN      string
+	// Attribution and AttributionHTML are the wording the records carry.
+	Attribution, AttributionHTML string
+	// Sources returns the dataset's tables, empty, with the functions that fill them from
+	// their routes' files (generator.DatasetSources): a new set on every call.
+	Sources func() []table.Source
+	// Routes is the route table, and Render the renderer of a route: the body of a canonical
+	// value, as generate writes it. verify --archive derives what a download must hold from
+	// them.
+	Routes []manifest.Route
+	Render func(route string) (func(dst []byte, vals []int) ([]byte, error), error)
+	// Diff, when set, names the first field at which a JSON body differs from what it should
+	// be (generator.JSONDiff).
+	Diff func(got, want []byte) string
+}
 
 // Options configures Pack.
 type Options struct {
 	// Dir is the generated tree to pack (it must hold manifest.json).
 	Dir string
-	// To is the directory the archives are written to; it is created if needed.
+	// To is the directory the downloads are written to; it is created if needed.
 	To string
-	// Publish also places every archive of at most MaxPublishSize bytes in Dir/downloads/
+	// Publish also places every download of at most MaxPublishSize bytes in Dir/downloads/
 	// and rewrites Dir/manifest.json to list them.
 	Publish bool
-	// ModTime is stamped on every entry; zero means DefaultModTime.
+	// ModTime is stamped on every zip entry; zero means DefaultModTime.
 	ModTime time.Time
-	// Publisher, Title and LicenseName name the dataset's author, the site and the licence
-	// (its official Russian name) in the dataset's documents (content/site.yaml: publisher,
-	// title, license_name).
-	Publisher   string
-	Title       string
-	LicenseName string
-	// Disclaimer and DisclaimerEN say what numerology is, in Russian and in English, in the
-	// README (content/site.yaml: disclaimer, disclaimer_en).
-	Disclaimer   string
-	DisclaimerEN string
+	// ContentDate is the date of the content, YYYY-MM-DD (the time of the commit it comes
+	// from: SOURCE_DATE_EPOCH), or "" when it is not known. It is stated by the database's
+	// meta table and datapackage.json, so it is the only date a download holds.
+	ContentDate string
+	// Content returns the content for the tree's site URL.
+	Content func(siteURL string) (*Content, error)
 	// OnProgress, when set, is called with the work done so far out of the total.
 	OnProgress func(done, total int)
 }
 
-// Archive is one archive written by Pack.
+// Archive is one download written by Pack.
 type Archive struct {
-	Name      string // file name: numerology-dataset-1.0.tar.gz
+	Name      string // file name: numerology-dataset-1.0.zip, matrix.jsonl.gz
 	Path      string // where it was written, in Options.To
 	Size      int64
 	SHA256    string // lowercase hex
@@ -85,10 +106,16 @@ type Archive struct {
 
 // Result describes a finished pack.
 type Result struct {
-	Archives   []Archive
-	Entries    int // files in each archive
-	MatrixRows int // rows of matrix.csv
-	Duration   time.Duration
+	Archives []Archive // the zip first, then each date route's JSON Lines
+	Entries  int       // files in the zip
+	Tables   []TableRows
+	Duration time.Duration
+}
+
+// TableRows is how many rows a table of the dataset has.
+type TableRows struct {
+	Name string
+	Rows int
 }
 
 // InputError reports a tree that cannot be read or does not match its manifest.
@@ -97,259 +124,189 @@ type InputError struct{ Err error }
 func (e *InputError) Error() string { return e.Err.Error() }
 func (e *InputError) Unwrap() error { return e.Err }
 
-// OutputError reports archives or downloads that cannot be written.
+// OutputError reports downloads that cannot be written.
 type OutputError struct{ Err error }
 
 func (e *OutputError) Error() string { return e.Err.Error() }
 func (e *OutputError) Unwrap() error { return e.Err }
 
-// entry is one file of the archives.
-type entry struct {
-	name     string // path below the top folder
-	body     []byte
-	sum      [32]byte
-	crc      uint32
-	deflated []byte // the zip payload; nil means stored
+// file is a file of the zip, below its top folder.
+type file struct {
+	name string
+	body []byte
 }
 
-// Pack builds the archives of the tree in opts.Dir into opts.To and, with opts.Publish,
-// publishes them in the tree.
+// Pack builds the downloads of the tree in opts.Dir into opts.To and, with opts.Publish,
+// publishes them in the tree. Every download is written under a temporary name and renamed
+// into place once all are written: a failed or interrupted pack leaves the previous ones.
 func Pack(ctx context.Context, opts Options) (*Result, error) {
 	start := time.Now()
 	if opts.ModTime.IsZero() {
 		opts.ModTime = DefaultModTime
 	}
-	m, src, err := packedFiles(opts.Dir)
+	t, err := openTree(opts.Dir, opts.Publish)
 	if err != nil {
-		return nil, err
+		return nil, &InputError{err}
 	}
-	prog := newProgress(opts.OnProgress, 3*len(src))
-	defer prog.stop()
-	entries, tab, err := collectEntries(ctx, opts, m, src, prog)
+	c, err := opts.Content(t.m.SiteURL)
 	if err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(opts.To, 0o755); err != nil {
 		return nil, &OutputError{fmt.Errorf("create %s: %w", opts.To, err)}
 	}
-	base := BaseName(m.APIVersion)
-	w := &archiveWriter{top: base, modTime: opts.ModTime.UTC(), entries: entries, prog: prog}
-	archives, err := writeArchives(ctx, opts.To, base, w)
+	b, err := newBuild(t.m.Edge.Routes, c.Sources())
 	if err != nil {
 		return nil, err
 	}
+	var tmps []string // written, not yet renamed: removed on any failure
+	defer func() {
+		for _, p := range tmps {
+			os.Remove(p)
+		}
+	}()
+	work := 0
+	for _, r := range t.m.Edge.Routes {
+		work += len(r.Values(t.m.Years))
+	}
+	prog := newProgress(opts.OnProgress, work)
+	defer prog.stop()
+	// Each route's records: its first checked against the tree's file (the tree is the
+	// content's), each handed to the route's tables.
+	each := func(r manifest.Route, then func(vals []int, body []byte) error) error {
+		first := true
+		fill := b.fill[r.Name]
+		return routeRecords(ctx, c, r, t.m.Years, func(vals []int, body []byte) error {
+			if first {
+				first = false
+				if err := t.checkTree(r, vals, body); err != nil {
+					return &InputError{err}
+				}
+			}
+			if fill != nil {
+				if err := fill(vals, body); err != nil {
+					return &InputError{fmt.Errorf("%s: %w", r.FilePath(vals), err)}
+				}
+			}
+			prog.add(1)
+			return then(vals, body)
+		})
+	}
+	// The routes without a date: their files go into the zip as they are.
+	for _, r := range b.otherRoutes {
+		if err := each(r, func(vals []int, body []byte) error {
+			b.api = append(b.api, file{r.FilePath(vals), bytes.Clone(body)})
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+	}
+	archives := []Archive{{}} // the zip's place, filled last
+	write := func(a Archive, fn func(context.Context, *countWriter) error) (Archive, error) {
+		tmp, err := writeArchive(ctx, &a, fn)
+		if tmp != "" {
+			tmps = append(tmps, tmp)
+		}
+		return a, err
+	}
+	// The date routes' records, each route's streamed into its .jsonl.gz in date order.
+	for _, r := range b.dateRoutes {
+		name := JSONLName(r.Name)
+		a, err := write(Archive{Name: name, Path: filepath.Join(opts.To, name)}, func(ctx context.Context, w *countWriter) error {
+			gz, err := newGzip(w)
+			if err != nil {
+				return err
+			}
+			if err := each(r, func(_ []int, body []byte) error {
+				_, err := gz.Write(body)
+				return err
+			}); err != nil {
+				return err
+			}
+			return gz.Close()
+		})
+		if err != nil {
+			return nil, err
+		}
+		archives = append(archives, a)
+	}
+	d := &dataset{m: datasetMeta(t.m, opts.ContentDate), c: c, build: b}
+	base := BaseName(t.m.APIVersion)
+	zw := &zipWriter{top: base, modTime: opts.ModTime.UTC()}
+	entries := 0
+	if archives[0], err = write(Archive{Name: base + Zip, Path: filepath.Join(opts.To, base+Zip)}, func(ctx context.Context, w *countWriter) error {
+		return zw.write(ctx, w, func(put func(string, []byte) error) error {
+			return d.emit(ctx, opts.To, func(name string, body []byte) error {
+				entries++
+				return put(name, body)
+			})
+		})
+	}); err != nil {
+		return nil, err
+	}
+	// All written: rename them into place, in the order written (tmps), the zip last.
+	for i, tmp := range tmps {
+		a := archives[(i+1)%len(archives)]
+		if err := os.Rename(tmp, a.Path); err != nil {
+			return nil, &OutputError{fmt.Errorf("rename to %s: %w", a.Path, unwrapPath(err))}
+		}
+	}
+	tmps = nil
 	if opts.Publish {
-		if err := publish(opts.Dir, m, archives); err != nil {
+		if err := publish(opts.Dir, t.m, archives); err != nil {
 			return nil, &OutputError{err}
 		}
 	}
-	return &Result{Archives: archives, Entries: len(entries), MatrixRows: tab.rowsOf(MatrixCSV), Duration: time.Since(start)}, nil
+	res := &Result{Archives: archives, Entries: entries, Duration: time.Since(start)}
+	for _, tb := range b.tables {
+		res.Tables = append(res.Tables, TableRows{tb.Name, tb.Len()})
+	}
+	return res, nil
 }
 
-// packedFiles loads the tree's manifest and lists the files the archives hold.
-func packedFiles(dir string) (*manifest.Manifest, []manifest.File, error) {
-	m, err := manifest.Load(dir)
-	if err != nil {
-		return nil, nil, &InputError{err}
-	}
-	var src []manifest.File
-	for _, f := range m.Files {
-		if !fs.ValidPath(f.Path) || strings.Contains(f.Path, `\`) {
-			return nil, nil, &InputError{manifest.Mismatch(fmt.Errorf("%s lists %q, which is not a path inside the tree", filepath.Join(dir, manifest.FileName), f.Path))}
-		}
-		if IsPacked(f.Path) {
-			src = append(src, f)
-		}
-	}
-	if len(src) == 0 {
-		return nil, nil, &InputError{fmt.Errorf("%s lists no API files to pack", filepath.Join(dir, manifest.FileName))}
-	}
-	return m, src, nil
+// build collects what the zip holds from the routes' files: the tables, filled in route
+// order, and the files of the routes without a date.
+type build struct {
+	dateRoutes, otherRoutes []manifest.Route
+	tables                  []*table.Table
+	fill                    map[string]func(vals []int, body []byte) error // by route
+	api                     []file                                         // the routes' files without a date, by route and value
 }
 
-// collectEntries reads the tree's files and builds the dataset's own (CSV tables,
-// datapackage.json, CITATION.cff, SHA256SUMS): every entry of the archives, sorted by name.
-func collectEntries(ctx context.Context, opts Options, m *manifest.Manifest, src []manifest.File, prog *progress) ([]*entry, *tables, error) {
-	entries, tab, err := readTree(ctx, opts.Dir, m.Years, src, prog)
-	if err != nil {
-		return nil, nil, err
-	}
-	meta, err := buildFiles(m, src, tab, opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, f := range meta {
-		entries = append(entries, newEntry(f.name, f.body, compressor(nil)))
-	}
-	slices.SortFunc(entries, func(a, b *entry) int { return strings.Compare(a.name, b.name) })
-	return entries, tab, nil
-}
-
-// writeArchives writes the .tar.gz and the .zip side by side into temporary files of dir
-// and renames both into place, or neither: a failed or interrupted pack leaves the
-// previous archives.
-func writeArchives(ctx context.Context, dir, base string, w *archiveWriter) ([]Archive, error) {
-	archives := []Archive{
-		{Name: base + TarGz, Path: filepath.Join(dir, base+TarGz)},
-		{Name: base + Zip, Path: filepath.Join(dir, base+Zip)},
-	}
-	writers := []func(context.Context, io.Writer) error{w.writeTarGz, w.writeZip}
-	// The first failure stops the other archive.
-	eg, ectx := errgroup.WithContext(ctx)
-	tmps := make([]string, len(archives))
-	for i := range archives {
-		eg.Go(func() error {
-			var err error
-			tmps[i], err = writeArchive(ectx, &archives[i], writers[i])
-			return err
-		})
-	}
-	err := eg.Wait()
-	for i, tmp := range tmps {
-		if tmp == "" {
-			continue
+// newBuild pairs the sources with the routes of the route table, and checks the tables.
+func newBuild(routes []manifest.Route, sources []table.Source) (*build, error) {
+	b := &build{fill: map[string]func([]int, []byte) error{}}
+	names := map[string]bool{}
+	for _, src := range sources {
+		if !slices.ContainsFunc(routes, func(r manifest.Route) bool { return r.Name == src.Route }) {
+			return nil, fmt.Errorf("the tables of route %s: the tree's route table has no such route", src.Route)
 		}
-		if err == nil {
-			if err = os.Rename(tmp, archives[i].Path); err != nil {
-				err = &OutputError{fmt.Errorf("rename to %s: %w", archives[i].Path, unwrapPath(err))}
+		if b.fill[src.Route] != nil {
+			return nil, fmt.Errorf("route %s has two sources of tables", src.Route)
+		}
+		b.fill[src.Route] = src.Fill
+		for _, t := range src.Tables {
+			if err := t.Check(); err != nil {
+				return nil, err
 			}
-		}
-		if err != nil {
-			os.Remove(tmp)
-		}
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, err
-	}
-	return archives, nil
-}
-
-// IsPacked reports whether a tree file belongs in the archives: the API's public JSON,
-// without the edge configuration and the date routes' packed month files (the worker's
-// wiring, not data: the month files repeat the per-date records byte for byte, and neither
-// is served as an API route).
-func IsPacked(treePath string) bool {
-	if !strings.HasPrefix(treePath, manifest.APIDir+"/") || treePath == manifest.EdgeFile {
-		return false
-	}
-	for _, r := range packedRoutes {
-		if _, ok := r.MatchPacked(treePath); ok {
-			return false
+			if names[t.Name] {
+				return nil, fmt.Errorf("two tables named %s", t.Name)
+			}
+			names[t.Name] = true
+			b.tables = append(b.tables, t)
 		}
 	}
-	return true
-}
-
-// packedRoutes are the routes with packed files.
-var packedRoutes = func() []manifest.Route {
-	var out []manifest.Route
-	for _, r := range generator.Routes() {
+	for _, r := range routes {
 		if r.Packed != nil {
-			out = append(out, r)
-		}
-	}
-	return out
-}()
-
-// matrixRoute is the row of the matrix route: its records are stored in the zip, not
-// deflated.
-var matrixRoute = func() manifest.Route {
-	rs := generator.Routes()
-	return rs[slices.IndexFunc(rs, func(r manifest.Route) bool { return r.Name == manifest.RouteMatrix })]
-}()
-
-// compressor returns a zip payload compressor bound to fw (nil: a new one).
-func compressor(fw *kflate.Writer) func([]byte) []byte {
-	var buf bytes.Buffer
-	return func(b []byte) []byte {
-		buf.Reset()
-		if fw == nil {
-			// BestSpeed: each entry is deflated alone, so higher levels gain little for their time.
-			fw, _ = kflate.NewWriter(&buf, kflate.BestSpeed)
+			b.dateRoutes = append(b.dateRoutes, r)
 		} else {
-			fw.Reset(&buf)
+			b.otherRoutes = append(b.otherRoutes, r)
 		}
-		fw.Write(b)
-		fw.Close()
-		if buf.Len() >= len(b) {
-			return nil
-		}
-		return bytes.Clone(buf.Bytes())
 	}
+	return b, nil
 }
 
-func store([]byte) []byte { return nil }
-
-func newEntry(name string, body []byte, deflate func([]byte) []byte) *entry {
-	return &entry{name: name, body: body, sum: sha256.Sum256(body), crc: crc32.ChecksumIEEE(body), deflated: deflate(body)}
-}
-
-// readTree reads, checks and compresses every packed file on several goroutines, and
-// collects the table rows from the records.
-func readTree(ctx context.Context, dir string, years []int, src []manifest.File, prog *progress) ([]*entry, *tables, error) {
-	entries := make([]*entry, len(src))
-	tb := newTables()
-	// A fixed set of workers, each with its own compressor, takes chunks of files in turn;
-	// the first failure stops them all.
-	eg, ectx := errgroup.WithContext(ctx)
-	var next atomic.Int64
-	const chunk = 256
-	for range 2 * runtime.GOMAXPROCS(0) {
-		eg.Go(func() error {
-			deflate := compressor(nil)
-			for ectx.Err() == nil {
-				lo := int(next.Add(chunk)) - chunk
-				if lo >= len(src) {
-					return nil
-				}
-				for i := lo; i < min(lo+chunk, len(src)); i++ {
-					e, err := readEntry(dir, &src[i], deflate)
-					if err == nil {
-						err = tb.add(src[i].Path, e.body)
-					}
-					if err != nil {
-						return err
-					}
-					entries[i] = e
-				}
-				prog.add(min(chunk, len(src)-lo))
-			}
-			return nil
-		})
-	}
-	if err := eg.Wait(); err != nil {
-		return nil, nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, nil, err
-	}
-	if err := tb.finish(years); err != nil {
-		return nil, nil, &InputError{err}
-	}
-	return entries, tb, nil
-}
-
-func readEntry(dir string, f *manifest.File, deflate func([]byte) []byte) (*entry, error) {
-	body, err := readFile(filepath.Join(dir, filepath.FromSlash(f.Path)), f.Size)
-	if err != nil {
-		return nil, &InputError{fmt.Errorf("read %s: %w", f.Path, unwrapPath(err))}
-	}
-	if _, ok := matrixRoute.MatchFile(f.Path); ok {
-		// Stored, not deflated, in the zip: deflating 73,414 separate 2 KB records costs more
-		// than the whole .tar.gz and still leaves the zip far above the publishing limit.
-		deflate = store
-	}
-	e := newEntry(f.Path, body, deflate)
-	if int64(len(body)) != f.Size || hex.EncodeToString(e.sum[:]) != f.SHA256 {
-		return nil, &InputError{manifest.Mismatch(fmt.Errorf("%s does not match the manifest (run numerology verify --dir %s)", f.Path, dir))}
-	}
-	return e, nil
-}
-
-// publish copies the archives that fit into dir/downloads/, removes the older downloads
+// publish copies the downloads that fit into dir/downloads/, removes the older downloads
 // that pack itself published (those the manifest lists under downloads/, and the temporary
 // files of an interrupted publish) and rewrites the manifest to list exactly what it
 // published. Anything else in downloads/ is the user's and stays. downloads/ must be a

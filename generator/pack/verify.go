@@ -21,20 +21,31 @@ import (
 
 	kgzip "github.com/klauspost/compress/gzip"
 
-	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/internal/humanize"
 )
 
-// Problem is one thing wrong with an archive, of the kinds generator.Verify reports
-// (generator.ProblemMissing, …); Path is below the top folder.
-type Problem = generator.VerifyProblem
+// Problem is one thing wrong with a download, of the kinds verify reports of a tree;
+// Path is below the zip's top folder, or a JSON Lines download's name.
+type Problem struct {
+	Kind   string
+	Path   string
+	Detail string
+}
 
-// The problem kinds, as in generator.Verify.
+func (p Problem) String() string {
+	s := p.Kind + ": " + p.Path
+	if p.Detail != "" {
+		s += ": " + p.Detail
+	}
+	return s
+}
+
+// The problem kinds, as verify names those of a tree.
 const (
-	ProblemMissing = generator.ProblemMissing // listed in SHA256SUMS or datapackage.json but absent
-	ProblemExtra   = generator.ProblemExtra   // in the archive but not listed in SHA256SUMS
-	ProblemCorrupt = generator.ProblemCorrupt // unreadable, or its sha256 or size differ from the listing
-	ProblemInvalid = generator.ProblemInvalid // a listing or an entry that breaks the archive's rules
+	ProblemMissing = "missing" // listed in SHA256SUMS or datapackage.json, or a file of the dataset, but absent
+	ProblemExtra   = "extra"   // in the archive but not listed in SHA256SUMS
+	ProblemCorrupt = "corrupt" // unreadable, or not what its listing or the rules and the content give
+	ProblemInvalid = "invalid" // a listing or an entry that breaks the archive's rules
 )
 
 // ArchiveReport is what VerifyArchive found.
@@ -119,11 +130,25 @@ func (c *archiveCheck) add(kind, p, format string, args ...any) {
 // full reports whether a new problem would only be counted.
 func (c *archiveCheck) full() bool { return len(c.rep.Problems) >= MaxProblems }
 
-// VerifyArchive checks a dataset archive (.tar.gz or .zip, told apart by content): every
-// file against SHA256SUMS (missing, extra or different files), and every resource of
-// datapackage.json against its bytes and hash. The error is for a file that cannot be
-// read as an archive at all.
-func VerifyArchive(ctx context.Context, file string, onProgress func(done, total int)) (*ArchiveReport, error) {
+// VerifyOptions configures VerifyArchive.
+type VerifyOptions struct {
+	// Content returns the content a download is checked against, for the site URL it
+	// states ("" for the content's own: a JSON Lines download states none). Nil checks a
+	// zip against its own listings only.
+	Content func(siteURL string) (*Content, error)
+	// OnProgress, when set, is called with the work done so far out of the total.
+	OnProgress func(done, total int)
+}
+
+// VerifyArchive checks a download of the dataset, told apart by its content. A zip (or an
+// older .tar.gz): every file against SHA256SUMS (missing, extra or different files), every
+// resource of datapackage.json against its bytes and hash, and every file against what
+// pack makes of the rules and the content for the site URL, years and date
+// datapackage.json states: each table's rows, the database, the JSON of the routes, the
+// documents. A JSON Lines download (<route>.jsonl.gz): every record against what its
+// route renders for its date, in date order, whole years. The error is for a file that
+// cannot be read as a download at all, or content that cannot be loaded.
+func VerifyArchive(ctx context.Context, file string, opts VerifyOptions) (*ArchiveReport, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
@@ -136,9 +161,18 @@ func VerifyArchive(ctx context.Context, file string, onProgress func(done, total
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
+	onProgress := opts.OnProgress
 	c := &archiveCheck{rep: &ArchiveReport{}, index: map[nameKey]int32{}, limit: maxExpanded, progress: onProgress}
 	var names func(ctx context.Context, ords []int32) (map[int32]string, error)
+	var member func(ctx context.Context, ord int32) (io.ReadCloser, error)
 	switch {
+	case magic[0] == 0x1f && magic[1] == 0x8b && isJSONLines(f):
+		c.rep.Format = JSONLGz
+		if err := c.checkJSONL(ctx, f, opts.Content); err != nil {
+			return nil, err
+		}
+		c.sortProblems()
+		return c.rep, nil
 	case magic[0] == 0x1f && magic[1] == 0x8b:
 		c.rep.Format = TarGz
 		err = c.readTarGz(ctx, f)
@@ -148,6 +182,7 @@ func VerifyArchive(ctx context.Context, file string, onProgress func(done, total
 		var d *zipDir
 		d, err = c.readZip(ctx, f)
 		names = func(_ context.Context, ords []int32) (map[int32]string, error) { return zipNames(d, ords) }
+		member = func(_ context.Context, ord int32) (io.ReadCloser, error) { return c.zipMember(d, ord) }
 	default:
 		return nil, fmt.Errorf("%s: %w", file, ErrNotArchive)
 	}
@@ -160,14 +195,24 @@ func VerifyArchive(ctx context.Context, file string, onProgress func(done, total
 	if err := c.checkSums(ctx, names); err != nil {
 		return nil, err
 	}
-	c.checkDataPackage()
+	pkg := c.checkDataPackage()
+	if opts.Content != nil {
+		if err := c.checkContent(ctx, pkg, opts.Content, names, member); err != nil {
+			return nil, err
+		}
+	}
+	c.sortProblems()
+	return c.rep, nil
+}
+
+// sortProblems puts the problems in path order, then kind.
+func (c *archiveCheck) sortProblems() {
 	slices.SortStableFunc(c.rep.Problems, func(a, b Problem) int {
 		if x := strings.Compare(a.Path, b.Path); x != 0 {
 			return x
 		}
 		return strings.Compare(a.Kind, b.Kind)
 	})
-	return c.rep, nil
 }
 
 // name checks an entry's name and returns it below the top folder ("" for the top folder
@@ -652,9 +697,23 @@ type resourceRef struct {
 	Hash  string `json:"hash"`
 }
 
+// pkgFacts are what datapackage.json states that the dataset is derived from: the site URL
+// (homepage), the API version, the years and the content's date (created).
+type pkgFacts struct {
+	Homepage string
+	Version  string
+	Created  string
+	Years    []int
+	// Problem says why the facts cannot be used, "" when they can.
+	Problem string
+}
+
+// maxYears is the most years a datapackage.json may state: more than any calendar's range.
+const maxYears = 1000
+
 // eachResource decodes datapackage.json's resources one at a time, keeping none, and
-// returns how many there are. The package's other members are skipped.
-func eachResource(b []byte, fn func(*resourceRef)) (int, error) {
+// returns how many there are, and the package's facts. Its other members are skipped.
+func eachResource(b []byte, facts *pkgFacts, fn func(*resourceRef)) (int, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	delim := func(want json.Delim) error {
 		tok, err := dec.Token()
@@ -676,10 +735,11 @@ func eachResource(b []byte, fn func(*resourceRef)) (int, error) {
 			return n, err
 		}
 		if key != "resources" {
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
 				return n, err
 			}
+			facts.take(key, raw)
 			continue
 		}
 		if err := delim('['); err != nil {
@@ -706,14 +766,45 @@ func eachResource(b []byte, fn func(*resourceRef)) (int, error) {
 	return n, nil
 }
 
-func (c *archiveCheck) checkDataPackage() {
+// take keeps a member of the package that is one of its facts.
+func (f *pkgFacts) take(key any, raw json.RawMessage) {
+	var err error
+	switch key {
+	case "homepage":
+		err = json.Unmarshal(raw, &f.Homepage)
+	case "version":
+		err = json.Unmarshal(raw, &f.Version)
+	case "created":
+		err = json.Unmarshal(raw, &f.Created)
+	case "years":
+		if bytes.Count(raw, []byte(",")) >= maxYears {
+			err = fmt.Errorf("more than %d", maxYears)
+		} else {
+			err = json.Unmarshal(raw, &f.Years)
+		}
+	default:
+		return
+	}
+	if err != nil && f.Problem == "" {
+		f.Problem = fmt.Sprintf("%v: %v", key, err)
+	}
+}
+
+// checkDataPackage checks every resource of datapackage.json that is a file of the archive
+// against its bytes and hash, and returns the package's facts (nil when it has none). A
+// resource whose path is a URL is a download of its own, not checked here.
+func (c *archiveCheck) checkDataPackage() *pkgFacts {
 	if c.pkg == nil {
 		if i, ok := c.index[keyOf(DataPackageFile)]; !ok || !c.entries[i].broken {
 			c.add(ProblemMissing, DataPackageFile, "the archive has no data package descriptor")
 		}
-		return
+		return nil
 	}
-	n, err := eachResource(c.pkg, func(r *resourceRef) {
+	facts := &pkgFacts{}
+	n, err := eachResource(c.pkg, facts, func(r *resourceRef) {
+		if strings.Contains(r.Path, "://") {
+			return
+		}
 		hexSum, found := strings.CutPrefix(r.Hash, HashPrefix)
 		if !found || !isHex64([]byte(hexSum)) {
 			c.add(ProblemInvalid, DataPackageFile, "resource %q: hash %q is not \"sha256:<64 hex>\"", r.Name, r.Hash)
@@ -738,7 +829,9 @@ func (c *archiveCheck) checkDataPackage() {
 	switch {
 	case err != nil:
 		c.add(ProblemInvalid, DataPackageFile, "not a data package: %v", err)
+		return nil
 	case n == 0:
 		c.add(ProblemInvalid, DataPackageFile, "no resources")
 	}
+	return facts
 }

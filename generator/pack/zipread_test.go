@@ -34,6 +34,7 @@ func readZipDir(t *testing.T, b []byte) []zipEntry {
 // TestZipDirMatchesArchiveZip checks that zipDir reads the same entries as archive/zip: the
 // fixture's zip, and one of 70,000 entries, whose end record is zip64.
 func TestZipDirMatchesArchiveZip(t *testing.T) {
+	fixture(t)
 	fixtureZip, err := os.ReadFile(archivePath(Zip))
 	if err != nil {
 		t.Fatal(err)
@@ -204,7 +205,7 @@ func overlappingZip(t *testing.T, mib, n int) string {
 // unread, each named, and that nothing is expanded. Before, each was inflated in full.
 func TestVerifyArchiveOverlappingZip(t *testing.T) {
 	file := overlappingZip(t, 16, 50)
-	rep, err := VerifyArchive(t.Context(), file, nil)
+	rep, err := VerifyArchive(t.Context(), file, VerifyOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
