@@ -27,10 +27,9 @@ func TestPackedMonths(t *testing.T) {
 	if !slices.Equal(m.Years, sharedYears) {
 		t.Fatalf("the manifest lists the years %v, want %v", m.Years, sharedYears)
 	}
-	if r := route(manifest.RouteMatrix); r.Packed == nil || r.Packed.File != manifest.MatrixMonthsPattern || r.Packed.Line != "day" {
-		t.Errorf("the matrix route's packed files = %+v, want %s by day", r.Packed, manifest.MatrixMonthsPattern)
+	if r := route(manifest.RouteMatrix); r.Packed == nil || r.Packed.File != manifest.MatrixMonthsPattern || r.Packed.Unit != manifest.UnitMonth {
+		t.Errorf("the matrix route's packed files = %+v, want %s by month", r.Packed, manifest.MatrixMonthsPattern)
 	}
-	idx := m.Index()
 	packed := 0
 	for _, y := range m.Years {
 		for mo := 1; mo <= 12; mo++ {
@@ -54,8 +53,8 @@ func TestPackedMonths(t *testing.T) {
 				t.Errorf("%s has %d lines, want %d", rel, n, rules.DaysIn(mo, y))
 			}
 			sum := sha256.Sum256(got)
-			if f := idx[rel]; f == nil || f.Size != int64(len(got)) || f.SHA256 != hex.EncodeToString(sum[:]) {
-				t.Errorf("manifest entry of %s = %+v, want size %d sha256 %x", rel, f, len(got), sum)
+			if f, ok, err := m.Lookup(out, rel); !ok || err != nil || f.Size != int64(len(got)) || f.SHA256 != hex.EncodeToString(sum[:]) {
+				t.Errorf("manifest entry of %s = %+v (%v, %v), want size %d sha256 %x", rel, f, ok, err, len(got), sum)
 			}
 			packed++
 		}
@@ -64,8 +63,8 @@ func TestPackedMonths(t *testing.T) {
 		t.Errorf("%d packed files, want %d", packed, want)
 	}
 	ignore, err := os.ReadFile(filepath.Join(out, manifest.AssetsIgnoreFile))
-	if err != nil || !bytes.Equal(ignore, AssetsIgnore(Routes())) || idx[manifest.AssetsIgnoreFile] == nil {
-		t.Errorf("%s = %q (%v), listed %v; want AssetsIgnore()", manifest.AssetsIgnoreFile, ignore, err, idx[manifest.AssetsIgnoreFile] != nil)
+	if err != nil || !bytes.Equal(ignore, AssetsIgnore(Routes())) || m.Index()[manifest.AssetsIgnoreFile] == nil {
+		t.Errorf("%s = %q (%v), listed %v; want AssetsIgnore()", manifest.AssetsIgnoreFile, ignore, err, m.Index()[manifest.AssetsIgnoreFile] != nil)
 	}
 }
 
@@ -98,7 +97,7 @@ func TestVerifyNamesThePackedDate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := filepath.Join(out, rel)
 			restoreFile(t, p)
-			restoreFile(t, filepath.Join(out, manifest.FileName))
+			restoreManifest(t, out, rel)
 			b, err := os.ReadFile(p)
 			if err != nil {
 				t.Fatal(err)
@@ -135,28 +134,31 @@ func TestVerifyNamesThePackedDate(t *testing.T) {
 	}
 }
 
-// resign rewrites the manifest entry of rel for the content b.
+// resign rewrites the manifest entry of rel for the content b: the root's, or its shard's
+// and the root's entry of the shard (restore both with restoreManifest).
 func resign(t *testing.T, out, rel string, b []byte) {
 	t.Helper()
 	m, err := manifest.Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := newTreeWriter(out)
-	for _, f := range m.Files {
-		if f.Path == rel {
-			w.record(rel, b)
-		} else {
-			w.files = append(w.files, f)
-		}
+	sum := sha256.Sum256(b)
+	if err := m.Update(out, manifest.File{Path: rel, Size: int64(len(b)), SHA256: hex.EncodeToString(sum[:])}); err != nil {
+		t.Fatal(err)
 	}
-	m.Files = w.Files()
-	mb, err := Encode(m)
+}
+
+// restoreManifest puts back, when tb ends, the root of the manifest of out and the shard
+// that lists rel, if any (see resign).
+func restoreManifest(tb testing.TB, out, rel string) {
+	tb.Helper()
+	restoreFile(tb, filepath.Join(out, manifest.FileName))
+	m, err := manifest.Load(out)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(out, manifest.FileName), mb, 0o644); err != nil {
-		t.Fatal(err)
+	if sp := m.Edge.ShardOf(rel); sp != "" {
+		restoreFile(tb, filepath.Join(out, filepath.FromSlash(sp)))
 	}
 }
 
@@ -184,7 +186,7 @@ func TestAssetsIgnoreKeepsWhatTheWorkerReads(t *testing.T) {
 		p, _ := r.PackedPath(vals)
 		read = append(read, p)
 	}
-	want = append(want, "/"+manifest.ErrorsDir+"/")
+	want = append(want, "/"+manifest.ErrorsDir+"/", "/"+manifest.ShardsDir+"/")
 	if !slices.Equal(rules, want) {
 		t.Errorf("AssetsIgnore patterns = %q, want %q", rules, want)
 	}
