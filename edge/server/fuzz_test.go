@@ -47,7 +47,11 @@ func FuzzHandler(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	files := m.Index()
+	full, err := manifest.LoadFull(dir)
+	if err != nil {
+		f.Fatal(err)
+	}
+	files := full.Index()
 	h, err := New(Options{Dir: dir, Manifest: m, RateLimit: 60, RateWindow: time.Minute, CacheBytes: 1 << 20})
 	if err != nil {
 		f.Fatal(err)

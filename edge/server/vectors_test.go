@@ -82,7 +82,11 @@ func TestVectors(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close() })
-	files := m.Index()
+	full, err := manifest.LoadFull(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := full.Index()
 	send := func(t *testing.T, target string, header map[string]string) *httptest.ResponseRecorder {
 		t.Helper()
 		raw := "GET " + target + " HTTP/1.1\r\nHost: numerology.example\r\n"
