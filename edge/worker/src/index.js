@@ -141,7 +141,10 @@ function numeric(s) {
 }
 
 // TYPES are the parameter types a route's "params" name: how many parameters each takes,
-// and whether it admits them, making them canonical in place (docs/design.md §3).
+// whether it admits them, making them canonical in place (docs/design.md §3), and, for a
+// dated type, the place of a value in its year: its year and month, and its ordinal (from
+// 1) within the month and within the year, which say which packed file holds its body and
+// on which line (docs/design.md §10).
 const TYPES = {
   number: { arity: 1, admit: (t, p, i) => t.set.has(p[i]) },
   pair: {
@@ -156,7 +159,18 @@ const TYPES = {
       return true;
     },
   },
-  date: { arity: 3, admit: (t, p, i) => validDate(t.first_year, t.last_year, p[i], p[i + 1], p[i + 2]) },
+  date: {
+    arity: 3,
+    admit: (t, p, i) => validDate(t.first_year, t.last_year, p[i], p[i + 1], p[i + 2]),
+    place: (p, i) => ({ year: p[i + 2], month: p[i + 1], inMonth: p[i], inYear: dayOfYear(p[i], p[i + 1], p[i + 2]) }),
+  },
+};
+
+// UNITS are the packing units of a route's "packed": the parameters its file pattern holds,
+// and the line of a value's body, from the value's place.
+const UNITS = {
+  month: { holds: ["month", "year"], line: (pl) => pl.inMonth },
+  year: { holds: ["year"], line: (pl) => pl.inYear },
 };
 
 // admit reports whether a route's types admit params, and makes them canonical.
@@ -193,16 +207,23 @@ function compileRoutes(cfg) {
     if (arity !== names.length) {
       throw new Error(`route ${r.name}: the parameter types take ${arity} parameters, the pattern has ${names.length}`);
     }
-    const files = [r.file].concat(r.packed ? [r.packed.file] : []);
-    for (const f of files) {
-      for (const [, n] of f.matchAll(/\{(\w+)\}/g)) {
-        if (!names.includes(n)) {
-          throw new Error(`route ${r.name}: ${f} names parameter ${n}, not in the pattern`);
-        }
+    for (const [, n] of r.file.matchAll(/\{(\w+)\}/g)) {
+      if (!names.includes(n)) {
+        throw new Error(`route ${r.name}: ${r.file} names parameter ${n}, not in the pattern`);
       }
     }
-    if (r.packed && !names.includes(r.packed.line)) {
-      throw new Error(`route ${r.name}: packed line ${r.packed.line} is not a parameter`);
+    if (r.packed) {
+      const unit = UNITS[r.packed.unit];
+      if (!unit) {
+        throw new Error(`route ${r.name}: unknown packing unit ${r.packed.unit}`);
+      }
+      if (types.length !== 1 || !TYPES[types[0].type].place) {
+        throw new Error(`route ${r.name}: a packed route has one parameter type, a dated one`);
+      }
+      const holds = [...new Set(Array.from(r.packed.file.matchAll(/\{(\w+)\}/g), (m) => m[1]))].sort();
+      if (holds.join() !== unit.holds.join()) {
+        throw new Error(`route ${r.name}: a packed file per ${r.packed.unit} holds {${unit.holds.join("} and {")}}`);
+      }
     }
     if (r.error && !cfg.errors[r.error]) {
       throw new Error(`route ${r.name}: no ${r.error} error`);
@@ -239,6 +260,13 @@ function validDate(first, last, d, m, y) {
   return d <= [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1];
 }
 
+// dayOfYear is the ordinal (from 1) of a date of the Gregorian calendar within its year.
+function dayOfYear(d, m, y) {
+  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+  const before = [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334][m - 1];
+  return before + d + (leap && m > 2 ? 1 : 0);
+}
+
 // fileResponse answers 200 (or 304) with a file of the tree under §4's headers instead of
 // the asset's own; a missing file of a valid route is a 500.
 async function fileResponse(request, env, cfg, file) {
@@ -251,14 +279,16 @@ async function fileResponse(request, env, cfg, file) {
   return bodyResponse(request, cfg, body, await etagOf(body));
 }
 
-// packedResponse answers with the body of a route's value from its packed file: line
-// {line} of it, byte for byte the per-value file, under the same strong ETag. A packed file
-// that is missing, or lacks the line, is a 500 like a missing file. Packed files are not
-// kept between requests: measured, keeping them costs more CPU (the collector) than the
-// fetch and scan they save, unless clients ask for the same months (docs/worker.md).
+// packedResponse answers with the body of a route's value from its packed file: the
+// file of the value's month or year, the line of its place in it, byte for byte the
+// per-value file, under the same strong ETag. A packed file that is missing, or lacks the
+// line, is a 500 like a missing file. Packed files are not kept between requests:
+// measured, keeping them costs more CPU (the collector) than the fetch and scan they save,
+// unless clients ask for the same months (docs/worker.md).
 async function packedResponse(request, env, cfg, route, params) {
-  const file = fill(route.packed.file, route.names, params);
-  const line = params[route.names.indexOf(route.packed.line)];
+  const pl = TYPES[route.types[0].type].place(params, 0);
+  const file = route.packed.file.replace(/\{(\w+)\}/g, (_, n) => pl[n]);
+  const line = UNITS[route.packed.unit].line(pl);
   const asset = await env.ASSETS.fetch(new URL("/" + file, request.url));
   if (asset.status !== 200) {
     console.error(`asset ${file}: status ${asset.status}`);
