@@ -140,7 +140,7 @@ func runServe(ctx context.Context, cmd *cobra.Command, opts *serveOptions) error
 	}
 	defer h.Close()
 	setProcs()
-	files, years := len(m.Files), len(m.Years)
+	files, years := m.Counts.Files, len(m.Years)
 	m = nil // the handler keeps what it needs; let the file list go
 
 	ln, err := net.Listen("tcp", opts.addr)

@@ -131,7 +131,7 @@ func dateRoutes() []manifest.Route {
 // each route, in the tree and in the dataset: the example's date, 15.05.1990.
 func namedFiles(t *testing.T) map[string][]byte {
 	t.Helper()
-	m, err := manifest.Load(fixtureDir)
+	m, err := manifest.LoadFull(fixtureDir) // every file, the shards' too
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -146,20 +146,27 @@ func Pack(ctx context.Context, opts Options) (*Result, error) {
 	return &Result{Archives: archives, Entries: len(entries), MatrixRows: tab.rowsOf(MatrixCSV), Duration: time.Since(start)}, nil
 }
 
-// packedFiles loads the tree's manifest and lists the files the archives hold.
+// packedFiles loads the tree's manifest and lists the files the archives hold, from its root
+// and its shards.
 func packedFiles(dir string) (*manifest.Manifest, []manifest.File, error) {
 	m, err := manifest.Load(dir)
 	if err != nil {
 		return nil, nil, &InputError{err}
 	}
 	var src []manifest.File
-	for _, f := range m.Files {
+	// The root's files and, shard by shard, those of the date routes (each shard checked
+	// against the root).
+	err = m.Walk(dir, func(f manifest.File) error {
 		if !fs.ValidPath(f.Path) || strings.Contains(f.Path, `\`) {
-			return nil, nil, &InputError{manifest.Mismatch(fmt.Errorf("%s lists %q, which is not a path inside the tree", filepath.Join(dir, manifest.FileName), f.Path))}
+			return manifest.Mismatch(fmt.Errorf("%s lists %q, which is not a path inside the tree", filepath.Join(dir, manifest.FileName), f.Path))
 		}
 		if IsPacked(f.Path) {
 			src = append(src, f)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, &InputError{err}
 	}
 	if len(src) == 0 {
 		return nil, nil, &InputError{fmt.Errorf("%s lists no API files to pack", filepath.Join(dir, manifest.FileName))}

@@ -173,7 +173,7 @@ func files(t *testing.T, entries []archiveEntry) map[string][]byte {
 }
 
 func TestArchiveFileList(t *testing.T) {
-	m, err := manifest.Load(fixtureDir)
+	m, err := manifest.LoadFull(fixtureDir) // every file, the shards' too
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -497,12 +497,16 @@ func TestPublishedTreeVerifies(t *testing.T) {
 	if !fixture.Archives[0].Published {
 		t.Errorf("the .tar.gz (%d bytes) was not published", fixture.Archives[0].Size)
 	}
+	full, err := manifest.LoadFull(fixtureDir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var total int64
-	for _, f := range res.Manifest.Files {
+	for _, f := range full.Files {
 		total += f.Size
 	}
-	if c := res.Manifest.Counts; c.Files != len(res.Manifest.Files) || c.Bytes != total || c.Routes[manifest.RouteMatrix] != fixtureDates {
-		t.Errorf("counts %+v, want files %d bytes %d matrix %d", c, len(res.Manifest.Files), total, fixtureDates)
+	if c := res.Manifest.Counts; c.Files != len(full.Files) || c.Bytes != total || c.Routes[manifest.RouteMatrix] != fixtureDates {
+		t.Errorf("counts %+v, want files %d bytes %d matrix %d", c, len(full.Files), total, fixtureDates)
 	}
 }
 
@@ -513,8 +517,10 @@ func TestPublishReplacesStaleDownloads(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := &manifest.Manifest{
+		Format:     manifest.FormatVersion,
 		APIVersion: manifest.APIVersion,
 		Edge:       edge,
+		Counts:     manifest.Counts{Files: 2, Bytes: 6},
 		Files:      []manifest.File{{Path: "a.json", Size: 1, SHA256: "x"}, {Path: "downloads/old.zip", Size: 5, SHA256: "y"}}}
 	if err := os.MkdirAll(filepath.Join(dir, "downloads"), 0o755); err != nil {
 		t.Fatal(err)
