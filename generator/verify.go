@@ -51,7 +51,7 @@ func (p VerifyProblem) String() string {
 // VerifyResult is what Verify found.
 type VerifyResult struct {
 	Manifest *manifest.Manifest
-	Problems []VerifyProblem // sorted by path, then kind
+	Problems []VerifyProblem // sorted by path, then kind, then detail
 }
 
 // VerifyOptions configures VerifyTree.
@@ -113,7 +113,10 @@ func VerifyTree(ctx context.Context, opts VerifyOptions) (*VerifyResult, error) 
 		if c := strings.Compare(a.Path, b.Path); c != 0 {
 			return c
 		}
-		return strings.Compare(a.Kind, b.Kind)
+		if c := strings.Compare(a.Kind, b.Kind); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Detail, b.Detail)
 	})
 	return &VerifyResult{Manifest: m, Problems: v.problems}, nil
 }
