@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -358,7 +357,7 @@ func (g *gen) writePackedMonth(ctx context.Context, r manifest.Route, years []*r
 	dw := &dirWriters{w: g.w}
 	defer dw.close()
 	enc := g.encs[r.Name]
-	file := newPathTemplate(r.File, r.ParamNames())
+	file := manifest.NewTemplate(r.File, r.ParamNames())
 	buf := make([]byte, 0, 96<<10) // about a month of records; append grows it if not
 	var files int64
 	for _, ry := range years {
@@ -376,7 +375,7 @@ func (g *gen) writePackedMonth(ctx context.Context, r manifest.Route, years []*r
 			if buf, err = enc(buf, vals); err != nil {
 				return fmt.Errorf("render %s %s: %w", r.Name, valuesLabel(vals), err)
 			}
-			if err := dw.create(file.fill(vals), buf[start:]); err != nil {
+			if err := dw.create(file.Fill(vals), buf[start:]); err != nil {
 				return err
 			}
 			ry.files[i] = digestOf(buf[start:])
@@ -401,7 +400,7 @@ func (g *gen) writePackedYear(ctx context.Context, r manifest.Route, ry *routeYe
 	dw := &dirWriters{w: g.w}
 	defer dw.close()
 	enc := g.encs[r.Name]
-	file := newPathTemplate(r.File, r.ParamNames())
+	file := manifest.NewTemplate(r.File, r.ParamNames())
 	n := len(ry.vals)
 	buf := make([]byte, 0, 1<<20)
 	begins, ends := make([]int, n), make([]int, n) // where each value's record is in buf
@@ -418,7 +417,7 @@ func (g *gen) writePackedYear(ctx context.Context, r manifest.Route, ry *routeYe
 		if buf, err = enc(buf, vals); err != nil {
 			return fmt.Errorf("render %s %s: %w", r.Name, valuesLabel(vals), err)
 		}
-		if err := dw.create(file.fill(vals), buf[begin:]); err != nil {
+		if err := dw.create(file.Fill(vals), buf[begin:]); err != nil {
 			return err
 		}
 		ry.files[i] = digestOf(buf[begin:])
@@ -440,7 +439,7 @@ func (g *gen) writePackedYear(ctx context.Context, r manifest.Route, ry *routeYe
 // writeShards writes the shards of a route, one per year, and keeps their entries and the
 // files they list for the root.
 func (g *gen) writeShards(r manifest.Route, years []*routeYear) error {
-	file := newPathTemplate(r.File, r.ParamNames())
+	file := manifest.NewTemplate(r.File, r.ParamNames())
 	for _, ry := range years {
 		s := manifest.Shard{Route: r.Name, Year: ry.year, Files: make([]manifest.File, 0, len(ry.vals)+len(ry.packed))}
 		add := func(p string, d digest) {
@@ -449,7 +448,7 @@ func (g *gen) writeShards(r manifest.Route, years []*routeYear) error {
 			g.listed.bytes += d.size
 		}
 		for i, vals := range ry.vals {
-			add(file.fill(vals), ry.files[i])
+			add(file.Fill(vals), ry.files[i])
 		}
 		for i, p := range ry.packed {
 			add(p, ry.packs[i])
@@ -469,40 +468,6 @@ func (g *gen) writeShards(r manifest.Route, years []*routeYear) error {
 		g.listed.bytes += d.size
 	}
 	return nil
-}
-
-// pathTemplate is a file pattern prepared for filling in: its literal parts, each but the
-// last followed by the value of a parameter.
-type pathTemplate struct {
-	lits []string
-	idx  []int // idx[i]: the parameter after lits[i]
-}
-
-func newPathTemplate(pattern string, names []string) pathTemplate {
-	var t pathTemplate
-	for {
-		i := strings.IndexByte(pattern, '{')
-		j := strings.IndexByte(pattern, '}')
-		if i < 0 || j < i {
-			t.lits = append(t.lits, pattern)
-			return t
-		}
-		t.lits = append(t.lits, pattern[:i])
-		t.idx = append(t.idx, slices.Index(names, pattern[i+1:j]))
-		pattern = pattern[j+1:]
-	}
-}
-
-// fill returns the path of canonical values.
-func (t pathTemplate) fill(vals []int) string {
-	b := make([]byte, 0, 64)
-	for i, lit := range t.lits {
-		b = append(b, lit...)
-		if i < len(t.idx) {
-			b = strconv.AppendInt(b, int64(vals[t.idx[i]]), 10)
-		}
-	}
-	return string(b)
 }
 
 // maxDirWriters bounds the folders a task keeps open: a month's (31) fit.

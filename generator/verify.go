@@ -282,6 +282,12 @@ func (v *verifier) checkCounts() {
 // shard, nor as a file of a packed route in a year whose shard the root lists (checkShard
 // then checks that the shard lists it).
 func (v *verifier) walk() error {
+	var files []*manifest.RouteFiles
+	for i := range v.m.Edge.Routes {
+		if f := v.m.Edge.Routes[i].Files(); f != nil {
+			files = append(files, f)
+		}
+	}
 	return filepath.WalkDir(v.dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -295,8 +301,10 @@ func (v *verifier) walk() error {
 		if !listed {
 			_, listed = v.m.Shard(rel)
 		}
-		if !listed {
-			_, listed = v.m.Shard(v.m.Edge.ShardOf(rel))
+		for i := 0; !listed && i < len(files); i++ {
+			if y, ok := files[i].ShardOf(rel); ok {
+				_, listed = v.m.Shard(manifest.ShardPath(files[i].Route.Name, y))
+			}
 		}
 		if !listed {
 			v.add(ProblemExtra, rel, "not listed in the manifest")

@@ -77,6 +77,11 @@ func (p ParamType) Place(vals []int) Place {
 	return Place{}
 }
 
+// HasYear reports whether values of a dated type fall in year (YearValues is not empty).
+func (p ParamType) HasYear(year int) bool {
+	return p.Type == ParamDate && year >= p.FirstYear && year <= p.LastYear
+}
+
 // YearValues returns the canonical values of a dated type that fall in year, in the order of
 // their places (InYear ascending); none for a year outside the type's range.
 func (p ParamType) YearValues(year int) [][]int {
@@ -249,6 +254,12 @@ func (r Route) YearValues(year int) [][]int {
 	return r.Params[0].YearValues(year)
 }
 
+// HasYear reports whether values of a packed route fall in year: whether it has a shard of
+// that year in a tree that holds it.
+func (r Route) HasYear(year int) bool {
+	return r.Packed != nil && len(r.Params) == 1 && r.Params[0].HasYear(year)
+}
+
 // PackedPath is the tree path of the packed file that holds the body of canonical vals,
 // and the line (from 1) that holds it; "" when the route has no packed files.
 func (r Route) PackedPath(vals []int) (string, int) {
@@ -274,14 +285,10 @@ func (r Route) PackedFiles(year int) []string {
 // ShardFiles returns, sorted, the files a shard of a packed route lists for year: the file
 // of every value of the year and the year's packed files (docs/design.md §9).
 func (r Route) ShardFiles(year int) []string {
-	vals := r.YearValues(year)
-	out := make([]string, 0, len(vals)+12)
-	for _, v := range vals {
-		out = append(out, r.FilePath(v))
+	if f := r.Files(); f != nil {
+		return f.ShardFiles(year)
 	}
-	out = append(out, r.PackedFiles(year)...)
-	slices.Sort(out)
-	return out
+	return nil
 }
 
 // fill replaces each {name} of pattern by its value.
@@ -321,21 +328,10 @@ func (r Route) MatchPacked(p string) (Place, bool) {
 // value the route's types admit or one of the packed files of such a value's year; ok
 // false otherwise (a route without packed files, a path of no value, 31.02).
 func (r Route) ShardOf(p string) (year int, ok bool) {
-	if r.Packed == nil || len(r.Params) != 1 {
-		return 0, false
+	if f := r.Files(); f != nil {
+		return f.ShardOf(p)
 	}
-	if vals, ok := r.MatchFile(p); ok {
-		canon := slices.Clone(vals)
-		if !r.Admit(canon) || !slices.Equal(canon, vals) {
-			return 0, false
-		}
-		return r.Place(vals).Year, true
-	}
-	pl, ok := r.MatchPacked(p)
-	if !ok || len(r.YearValues(pl.Year)) == 0 || r.Packed.Unit == UnitMonth && (pl.Month < 1 || pl.Month > 12) {
-		return 0, false
-	}
-	return pl.Year, true
+	return 0, false
 }
 
 func matchPattern(pattern string, names []string, p string) ([]int, bool) {

@@ -155,7 +155,7 @@ func (m *Manifest) ShardPaths() []string {
 			continue
 		}
 		for _, y := range m.Years {
-			if len(r.YearValues(y)) > 0 {
+			if r.HasYear(y) {
 				out = append(out, ShardPath(r.Name, y))
 			}
 		}

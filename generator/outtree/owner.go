@@ -194,7 +194,7 @@ type ownTree struct {
 	generator string
 	files     []manifest.File
 	shards    []manifest.File
-	routes    []manifest.Route // the packed ones
+	routes    []*manifest.RouteFiles // the packed ones
 	years     []int
 }
 
@@ -261,6 +261,7 @@ func loadOwnManifest(out string) (*ownTree, error) {
 	if err := json.Unmarshal(om.Edge.Routes, &routes); err != nil {
 		return nil, notOurs("routes: %v", err)
 	}
+	var packed []manifest.Route
 	for _, r := range routes {
 		if !r.Sharded() {
 			continue
@@ -268,14 +269,17 @@ func loadOwnManifest(out string) (*ownTree, error) {
 		if err := r.Check(manifest.APIPrefix); err != nil {
 			return nil, notOurs("route %s: %v", r.Name, err)
 		}
-		t.routes = append(t.routes, r)
+		packed = append(packed, r)
+	}
+	for i := range packed {
+		t.routes = append(t.routes, packed[i].Files())
 	}
 	for i, y := range t.years {
 		if i > 0 && y <= t.years[i-1] {
 			return nil, notOurs("years are not ascending")
 		}
 	}
-	want := (&manifest.Manifest{Years: t.years, Edge: manifest.EdgeConfig{Routes: t.routes}}).ShardPaths()
+	want := (&manifest.Manifest{Years: t.years, Edge: manifest.EdgeConfig{Routes: packed}}).ShardPaths()
 	if len(want) != len(t.shards) {
 		return nil, notOurs("%d shards, its date routes and years have %d", len(t.shards), len(want))
 	}
@@ -307,17 +311,19 @@ func scanList(b json.RawMessage) ([]manifest.File, error) {
 	return files, nil
 }
 
-// shardOf returns the shard that lists rel as a file of a packed route, "" when rel is no
-// such file of the tree's years.
-func (t *ownTree) shardOf(rel string) string {
-	for _, r := range t.routes {
+// shardKey names a shard by its route (the index in ownTree.routes) and year.
+type shardKey struct{ route, year int }
+
+// shardOf returns the shard that lists rel as a file of a packed route, ok false when rel
+// is no such file of the tree's years.
+func (t *ownTree) shardOf(rel string) (shardKey, bool) {
+	for i, r := range t.routes {
 		if y, ok := r.ShardOf(rel); ok {
-			if _, ok := slices.BinarySearch(t.years, y); ok {
-				return manifest.ShardPath(r.Name, y)
-			}
+			_, ok := slices.BinarySearch(t.years, y)
+			return shardKey{i, y}, ok
 		}
 	}
-	return ""
+	return shardKey{}, false
 }
 
 // checkEntry checks one file entry as generate and pack write it.
@@ -416,8 +422,15 @@ func diffTree(dir string, t *ownTree) (*treeDiff, error) {
 	}
 	seen := make([]bool, len(t.files)) // each index is written by one goroutine only
 	shardIdx := make(map[string]int, len(t.shards))
+	trustedKeys := make(map[shardKey]bool, len(t.shards))
 	for i, f := range t.shards {
 		shardIdx[f.Path] = i
+		route, year, _ := manifest.ParseShardPath(f.Path)
+		for j, r := range t.routes {
+			if r.Route.Name == route && trusted[i] {
+				trustedKeys[shardKey{j, year}] = true
+			}
+		}
 	}
 	// claim decides, without a stat, whether the walk needs rel's size: a file of the root;
 	// the others are a shard or a file of a trusted shard (checked above) or unlisted.
@@ -431,7 +444,7 @@ func diffTree(dir string, t *ownTree) (*treeDiff, error) {
 		if _, ok := shardIdx[rel]; ok {
 			return false
 		}
-		if i, ok := shardIdx[t.shardOf(rel)]; ok && trusted[i] {
+		if key, ok := t.shardOf(rel); ok && trustedKeys[key] {
 			return false
 		}
 		if !ownLeftover(dir, rel, e) {
@@ -492,10 +505,10 @@ func checkShard(dir string, t *ownTree, entry manifest.File, changed, missing fu
 		s, err = manifest.DecodeShard(b)
 	}
 	route, year, _ := manifest.ParseShardPath(entry.Path)
-	var r *manifest.Route
-	for i := range t.routes {
-		if t.routes[i].Name == route {
-			r = &t.routes[i]
+	var r *manifest.RouteFiles
+	for _, rf := range t.routes {
+		if rf.Route.Name == route {
+			r = rf
 		}
 	}
 	if err == nil && (r == nil || s.Route != route || s.Year != year) {
@@ -518,15 +531,21 @@ func checkShard(dir string, t *ownTree, entry manifest.File, changed, missing fu
 		changed(fmt.Sprintf("%s (not a shard generate wrote: %v)", entry.Path, err))
 		return false
 	}
+	root, err := os.Open(dir)
+	if err != nil {
+		changed(entry.Path + " (its files cannot be read: " + err.Error() + ")")
+		return false
+	}
+	defer root.Close()
 	for _, f := range s.Files {
-		fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(f.Path)))
+		size, regular, err := statAt(root.Fd(), dir, f.Path)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			missing(f.Path)
-		case err != nil || !fi.Mode().IsRegular():
+		case err != nil || !regular:
 			changed(f.Path + " (not a regular file)")
-		case fi.Size() != f.Size:
-			changed(fmt.Sprintf("%s (%d bytes, the manifest says %d)", f.Path, fi.Size(), f.Size))
+		case size != f.Size:
+			changed(fmt.Sprintf("%s (%d bytes, the manifest says %d)", f.Path, size, f.Size))
 		}
 	}
 	return true
