@@ -284,7 +284,8 @@ async function fileResponse(request, env, cfg, file) {
 // per-value file, under the same strong ETag. A packed file that is missing, or lacks the
 // line, is a 500 like a missing file. Packed files are not kept between requests:
 // measured, keeping them costs more CPU (the collector) than the fetch and scan they save,
-// unless clients ask for the same months (docs/worker.md).
+// unless clients ask for the same months (docs/worker.md); and each is read only up to the
+// line it answers with.
 async function packedResponse(request, env, cfg, route, params) {
   const pl = TYPES[route.types[0].type].place(params, 0);
   const file = route.packed.file.replace(/\{(\w+)\}/g, (_, n) => pl[n]);
@@ -294,19 +295,64 @@ async function packedResponse(request, env, cfg, route, params) {
     console.error(`asset ${file}: status ${asset.status}`);
     return errorResponse(cfg, cfg.edge_errors.internal, request.method);
   }
-  const bytes = new Uint8Array(await asset.arrayBuffer());
-  let start = 0;
-  for (let n = 1; n < line && start >= 0; n++) {
-    const nl = bytes.indexOf(10, start);
-    start = nl < 0 ? -1 : nl + 1;
-  }
-  const end = start < 0 ? -1 : bytes.indexOf(10, start);
-  if (end <= start) {
+  const body = await readLine(asset.body, line);
+  if (body === null) {
     console.error(`asset ${file}: no record on line ${line}`);
     return errorResponse(cfg, cfg.edge_errors.internal, request.method);
   }
-  const body = bytes.subarray(start, end + 1);
   return bodyResponse(request, cfg, body, await etagOf(body));
+}
+
+// readLine returns line n (from 1) of a stream of bytes, with its newline; null when the
+// stream ends before it or the line is empty. It reads the stream only up to the line's
+// end and cancels the rest: a file per year is ~800 KB, and a record in it ~2 KB.
+async function readLine(stream, n) {
+  if (!stream) {
+    return null;
+  }
+  const reader = stream.getReader();
+  const parts = [];
+  let line = 1; // the line the next byte read belongs to
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        return null;
+      }
+      let i = 0;
+      while (line < n) {
+        const nl = value.indexOf(10, i);
+        if (nl < 0) {
+          i = value.length;
+          break;
+        }
+        line++;
+        i = nl + 1;
+      }
+      if (line < n) {
+        continue;
+      }
+      const nl = value.indexOf(10, i);
+      parts.push(value.subarray(i, nl < 0 ? value.length : nl + 1));
+      if (nl >= 0) {
+        const body = parts.length === 1 ? parts[0] : concat(parts);
+        return body.byteLength > 1 ? body : null;
+      }
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+}
+
+// concat joins byte arrays.
+function concat(parts) {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
 }
 
 // etagOf returns the strong ETag of a body: its sha256 in hex, quoted.
