@@ -58,7 +58,7 @@ test-tree: $(BIN)
 	./$(BIN) generate --out $(TEST_TREE)
 	./$(BIN) verify --dir $(TEST_TREE)
 
-## check: formatting, vet, staticcheck, tidy modules, the import rules, no route literals in the edges, every skip through testsupport, and actionlint on the workflows
+## check: formatting, vet, staticcheck, tidy modules, the import rules, no route literals in the edges, every skip through testsupport, actionlint on the workflows, and the repetition limits of the compatibility texts
 check:
 	@out=$$(gofmt -l $$(git ls-files '*.go') 2>/dev/null); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
 	$(GO) vet ./...
@@ -68,6 +68,7 @@ check:
 	scripts/check-route-literals.sh
 	scripts/check-skips.sh
 	$(GO) tool actionlint
+	$(GO) test -count=1 -run '^(TestCompatibilityRepetition|TestRepetitionCounts)$$' ./content
 
 ## bench: every benchmark (each prints ratios against its baseline)
 bench: bench-generate bench-serve bench-worker bench-pack bench-deploy

@@ -24,7 +24,7 @@ import (
 	"github.com/rivo/uniseg"
 )
 
-//go:embed site.yaml arcana.yaml positions.yaml square.yaml life-path/*.yaml compatibility.yaml
+//go:embed site.yaml arcana.yaml positions.yaml square.yaml life-path/*.yaml compatibility.yaml chart.yaml cycles.yaml
 var embedded embed.FS
 
 // Embedded returns the content built into the binary.
@@ -39,6 +39,8 @@ type Content struct {
 	Square    Square     // the Pythagoras square's texts (square.go)
 
 	Compatibility Compatibility // compatibility.yaml
+	Chart         Chart         // chart.yaml: the full matrix chart's texts (chart.go)
+	Cycles        Cycles        // cycles.yaml: the personal cycles' texts (cycles.go)
 }
 
 // Rules are the facts of the contract the content must follow. They belong to the rules
@@ -54,6 +56,10 @@ type Rules struct {
 	LifePath func(day, month, year int) int
 	// Square are the facts of the square rule its texts must cover (square.go).
 	Square SquareRules
+	// Cards are the fields the share cards show and what their fonts draw (text.go).
+	Cards CardRules
+	// Chart are the facts of the chart rule its texts must cover (chart.go).
+	Chart ChartRules
 }
 
 // Site holds site-wide settings and attribution wording (site.yaml).
@@ -75,6 +81,9 @@ type Site struct {
 	// same sentence in English, for llms.txt and the README's English part.
 	Disclaimer   string `yaml:"disclaimer"`
 	DisclaimerEN string `yaml:"disclaimer_en"`
+	// RecordDisclaimer is the same caveat as one short sentence for the records to carry
+	// (disclaimer.go).
+	RecordDisclaimer string `yaml:"record_disclaimer"`
 }
 
 // LifePath is one life path number (life-path/N.yaml).
@@ -97,6 +106,9 @@ type Person struct {
 	Name  string `yaml:"name"`
 	Field string `yaml:"field"`
 	Born  string `yaml:"born"` // YYYY-MM-DD; must give the number the person is listed under
+	// BornOldStyle is the same day in the Julian calendar (YYYY-MM-DD), for a person born
+	// where it was in use; empty otherwise. Born stays the New Style date (oldstyle.go).
+	BornOldStyle string `yaml:"born_old_style"`
 }
 
 // Arcanum is one of the 22 major arcana (arcana.yaml).
@@ -161,7 +173,7 @@ func (e Errors) Error() string {
 // Load reads and validates the content of fsys against r. label prefixes the file names in
 // problems (for example "content"). The error, if any, is Errors.
 func Load(fsys fs.FS, label string, r Rules) (*Content, error) {
-	if r.LifePath == nil || len(r.LifePathNumbers) == 0 || len(r.PositionKeys) == 0 || !r.Square.complete() {
+	if r.LifePath == nil || len(r.LifePathNumbers) == 0 || len(r.PositionKeys) == 0 || !r.Square.complete() || !r.Cards.complete() || !r.Chart.complete() {
 		return nil, errors.New("content: incomplete rules")
 	}
 	l := &loader{fsys: fsys, label: label, rules: r}
@@ -172,6 +184,8 @@ func Load(fsys fs.FS, label string, r Rules) (*Content, error) {
 	c.LifePaths = l.loadLifePaths()
 	c.Square = l.loadSquare()
 	c.Compatibility = l.loadCompatibility()
+	c.Chart = l.loadChart()
+	c.Cycles = l.loadCycles()
 	if len(l.problems) > 0 {
 		slices.SortStableFunc(l.problems, func(a, b Problem) int {
 			if c := strings.Compare(a.File, b.File); c != 0 {
@@ -199,6 +213,7 @@ type doc struct {
 	l    *loader
 	name string // as shown
 	file *ast.File
+	src  []byte // the file's bytes, to find the line of a character
 
 	maxBytes int // the file's size limit
 }
@@ -226,6 +241,7 @@ func (l *loader) read(name string, v any) *doc {
 	if !d.decode(b, v) {
 		return nil
 	}
+	d.checkText(name)
 	return d
 }
 
@@ -243,6 +259,7 @@ func (d *doc) decode(b []byte, v any) (ok bool) {
 	if !ok {
 		return false
 	}
+	d.src = b
 	f, err := parser.Parse(tokens, 0)
 	if err != nil {
 		d.yamlProblem(err)
@@ -349,6 +366,7 @@ func (l *loader) loadSite(s *Site) {
 		d.required("$."+f.key, f.key, f.value)
 		d.maxLen("$."+f.key, f.key, f.value, maxShortText)
 	}
+	d.checkRecordDisclaimer(s)
 	if s.SiteURL != "" {
 		if err := CheckSiteURL(s.SiteURL); err != nil {
 			d.at("$.site_url", "site_url", "%v", err)
@@ -521,6 +539,7 @@ func (d *doc) checkLifePath(n int, lp *LifePath) {
 		if got := d.l.rules.LifePath(t.Day(), int(t.Month()), t.Year()); got != n {
 			d.at(yp+".born", f+".born", "%s (%s) gives life path %d, not %d", p.Born, p.Name, got, n)
 		}
+		d.checkOldStyle(yp, f, p, t)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/opennumerology/numerology/generator/cards"
 	"github.com/opennumerology/numerology/generator/rules"
 )
 
@@ -228,6 +229,26 @@ var testRules = Rules{
 	PositionKeys:    rules.PositionKeys(),
 	LifePath:        rules.LifePath,
 	Square:          SquareRules{Counts: rules.SquareCounts(), LineKeys: rules.SquareLineKeys(), BandKeys: rules.BandKeys()},
+	Cards:           CardRules{Fields: testCardFields, Drawable: cards.Drawable},
+	Chart:           chartRules(),
+}
+
+// testCardFields are the fields the share cards show, as generator.CardFields lists them
+// (TestCardFields there checks the list against the cards).
+var testCardFields = map[string][]string{
+	"site.yaml":          {"title"},
+	"life-path/*.yaml":   {"archetype", "short_description"},
+	"arcana.yaml":        {"[*].name", "[*].keyword"},
+	"compatibility.yaml": {"pairs[*].summary"},
+}
+
+// chartRules are the chart's facts as generator.ContentRules gives them.
+func chartRules() ChartRules {
+	r := ChartRules{Arcana: map[string][]int{}}
+	for z, arcana := range rules.ChartReadingArcana() {
+		r.Arcana[rules.ChartReadingZone(z).Key()] = arcana
+	}
+	return r
 }
 
 func TestLoadNeedsRules(t *testing.T) {

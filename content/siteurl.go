@@ -15,7 +15,7 @@ import (
 // internationalised one is converted to its ASCII form) whose last label is not a number,
 // a dotted-decimal IPv4 address or a bracketed IPv6 address, a port of digits 1–65535, and
 // a path of URL-safe characters other than "&" without a trailing slash, empty segments,
-// "." or "..". Query, fragment, user info, spaces and quotes are refused, since every URL
+// "." or ".." (in any spelling: %2e is a dot). Query, fragment, user info, spaces and quotes are refused, since every URL
 // of the API is built by appending to it. The error names the problem.
 func CanonicalSiteURL(s string) (string, error) {
 	scheme, rest, ok := strings.Cut(s, "://")
@@ -120,6 +120,11 @@ func checkURLPath(p string) error {
 	for _, seg := range strings.Split(p[1:], "/") {
 		if seg == "" || seg == "." || seg == ".." {
 			return fmt.Errorf("path segment %q: empty, . and .. are not allowed", seg)
+		}
+		// A dot may be spelled %2e: browsers and servers resolve "%2e%2e", ".%2E" and "%2e"
+		// as the dot segments they are (RFC 3986 §2.3, the WHATWG URL standard).
+		if d := strings.ReplaceAll(strings.ReplaceAll(seg, "%2e", "."), "%2E", "."); d == "." || d == ".." {
+			return fmt.Errorf("path segment %q: a %s segment spelled with %%2e; empty, . and .. are not allowed", seg, d)
 		}
 		for i := 0; i < len(seg); i++ {
 			c := seg[i]

@@ -42,6 +42,13 @@ func TestCanonicalSiteURL(t *testing.T) {
 		{name: "dotted IPv4", in: "https://127.0.0.1:8443/x", want: "https://127.0.0.1:8443/x"},
 		{name: "digits inside a label", in: "https://api2.example.org", want: "https://api2.example.org"},
 		{name: "escaped ampersand", in: "https://x.example/a%26b", want: "https://x.example/a%26b"},
+		// Issue 27: a dot segment spelled with %2e was accepted, and every record carried it.
+		{name: "escaped dot dot", in: "https://x.example/%2e%2e/b", wantErr: `path segment "%2e%2e": a .. segment spelled with %2e`},
+		{name: "escaped dot dot, upper case", in: "https://x.example/a/%2E%2e", wantErr: `segment "%2E%2e": a .. segment`},
+		{name: "half-escaped dot dot", in: "https://x.example/.%2e/b", wantErr: `segment ".%2e": a .. segment`},
+		{name: "half-escaped dot dot, other half", in: "https://x.example/%2E./b", wantErr: `segment "%2E.": a .. segment`},
+		{name: "escaped dot", in: "https://x.example/%2e/b", wantErr: `segment "%2e": a . segment`},
+		{name: "escaped dots inside a segment", in: "https://x.example/v%2e1/%2e%2e%2e", want: "https://x.example/v%2e1/%2e%2e%2e"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

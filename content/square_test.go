@@ -1,13 +1,9 @@
 package content
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -180,146 +176,6 @@ func TestSquareCountsComeFromRules(t *testing.T) {
 	r.Square = SquareRules{}
 	if _, err := Load(fixture(t, nil), "content", r); err == nil || errors.As(err, &errs) {
 		t.Errorf("Load without the square's rules = %v, want an incomplete-rules error", err)
-	}
-}
-
-// squareRecords returns a function that renders a plausible square record of a date, as
-// the route will carry it (docs/design.md §14): input, the working numbers, the nine cells
-// with digits, count, name and short reading, the eight lines with name, cells and sum, then
-// tail, the record's closing fields as a JSON object. Cells and lines are encoded once per
-// count and sum, so rendering every date of the range stays cheap.
-func squareRecords(sq *Square) func(day, month, year int, tail string) []byte {
-	type cell struct {
-		Digits  string `json:"digits"`
-		Count   int    `json:"count"`
-		Name    string `json:"name"`
-		Reading string `json:"reading"`
-	}
-	type line struct {
-		Name  string `json:"name"`
-		Cells [3]int `json:"cells"`
-		Sum   int    `json:"sum"`
-	}
-	encode := func(v any) string {
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(v); err != nil {
-			panic(err)
-		}
-		return strings.TrimSuffix(b.String(), "\n")
-	}
-	cells, lines := map[[2]int]string{}, map[[2]int]string{}
-	return func(day, month, year int, tail string) []byte {
-		s := rules.ComputeSquare(day, month, year)
-		var b bytes.Buffer
-		fmt.Fprintf(&b, `{"input":{"day":%d,"month":%d,"year":%d},"working_numbers":[%d,%d,%d,%d],"cells":{`,
-			day, month, year, s.Working[0], s.Working[1], s.Working[2], s.Working[3])
-		for c := 1; c <= 9; c++ {
-			k := [2]int{c, s.Counts[c-1]}
-			if _, ok := cells[k]; !ok {
-				sc := &sq.Cells[c-1]
-				cells[k] = strconv.Quote(strconv.Itoa(c)) + ":" + encode(cell{s.Digits(c), s.Counts[c-1], sc.Name, sc.Readings[s.Counts[c-1]]})
-			}
-			if c > 1 {
-				b.WriteByte(',')
-			}
-			b.WriteString(cells[k])
-		}
-		b.WriteString(`},"lines":{`)
-		for l := range rules.NumSquareLines {
-			k := [2]int{l, s.Lines[l]}
-			if _, ok := lines[k]; !ok {
-				sl := rules.SquareLine(l)
-				lines[k] = strconv.Quote(sl.Key()) + ":" + encode(line{sq.Lines[l].Name, sl.Cells(), s.Lines[l]})
-			}
-			if l > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(lines[k])
-		}
-		b.WriteString("}," + strings.TrimPrefix(tail, "{"))
-		return b.Bytes()
-	}
-}
-
-// squareTail renders the closing fields of a record from site.yaml, as the generator fills
-// them: source_url and the attribution fields every record has (about 600 bytes) and, when
-// full, the suggested citation and details URL the matrix record also carries.
-func squareTail(t *testing.T, site *Site, full bool) string {
-	t.Helper()
-	const licenseURL = "https://creativecommons.org/licenses/by/4.0/"
-	fill := strings.NewReplacer("{title}", site.Title, "{publisher}", site.Publisher, "{site_url}", site.SiteURL,
-		"{license_name}", site.LicenseName, "{license_url}", licenseURL).Replace
-	details := site.SiteURL + "/square/details?date=2000-12-31"
-	fields := []struct{ key, value string }{}
-	if full {
-		citation := strings.NewReplacer("Матрица судьбы", "Квадрат Пифагора", "{date}", "31.12.2000", "{version}", "1.0", "{url}", details).
-			Replace(fill(site.CitationMatrix))
-		fields = append(fields, struct{ key, value string }{"suggested_citation", citation})
-	}
-	fields = append(fields, struct{ key, value string }{"source_url", site.SiteURL + "/square"})
-	if full {
-		fields = append(fields, struct{ key, value string }{"details_url", details})
-	}
-	fields = append(fields, []struct{ key, value string }{
-		{"license", "CC-BY 4.0"}, {"license_url", licenseURL}, {"attribution", fill(site.Attribution)},
-		{"attribution_html", `<a href="` + site.SiteURL + `" rel="nofollow noopener">` + fill(site.AttributionLinkText) + `</a>`},
-		{"api_version", "1.0"},
-	}...)
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	b.WriteByte('{')
-	for i, f := range fields {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, "%q:", f.key)
-		if err := enc.Encode(f.value); err != nil {
-			t.Fatal(err)
-		}
-		b.Truncate(b.Len() - 1)
-	}
-	b.WriteByte('}')
-	return b.String()
-}
-
-// MaxSquareRecordBytes is the issue's size goal for one square record (2.5 KB).
-const MaxSquareRecordBytes = 2500
-
-// TestSquareRecordSize renders the record of every date of the range with the built-in
-// texts and checks the largest against the 2.5 KB goal. The route and its record type come
-// later (issue 17); this keeps the short readings short enough for them now. It logs the
-// size with the matrix record's closing fields as well (a citation and a details URL),
-// which the route's design has to budget for.
-func TestSquareRecordSize(t *testing.T) {
-	c, err := Load(Embedded(), "content", testRules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tail, full := squareTail(t, &c.Site, false), squareTail(t, &c.Site, true)
-	t.Logf("closing fields: %d bytes; with a citation and a details URL: %d bytes", len(tail), len(full))
-	record := squareRecords(&c.Square)
-	worst, worstFull, worstDate := 0, 0, ""
-	for y := rules.FirstYear; y <= rules.LastYear; y++ {
-		for m := 1; m <= 12; m++ {
-			for d := 1; d <= rules.DaysIn(m, y); d++ {
-				b := record(d, m, y, tail)
-				if len(b) > worst {
-					worst, worstDate = len(b), fmt.Sprintf("%02d.%02d.%04d", d, m, y)
-				}
-				worstFull = max(worstFull, len(b)-len(tail)+len(full))
-			}
-		}
-	}
-	var v map[string]any
-	if err := json.Unmarshal(record(15, 5, 1990, tail), &v); err != nil {
-		t.Fatalf("the record is not JSON: %v", err)
-	}
-	t.Logf("largest record: %d bytes (%s); with a citation and a details URL: %d bytes", worst, worstDate, worstFull)
-	if worst > MaxSquareRecordBytes {
-		t.Errorf("the largest record (%s) is %d bytes, over the goal of %d", worstDate, worst, MaxSquareRecordBytes)
 	}
 }
 

@@ -11,14 +11,17 @@ import (
 	"github.com/opennumerology/numerology/internal/contract"
 )
 
-// Header values of docs/design.md §4.
+// Header values of docs/design.md §4. Every Cache-Control says no-transform and every answer
+// Content-Encoding: identity, so that no layer between an edge and its client compresses
+// an answer under its identity ETag (§4, "Identity only").
 const (
-	CacheOK       = "public, max-age=86400, stale-while-revalidate=86400"
-	CacheError    = "public, max-age=3600"
-	CacheNoStore  = "no-store"
-	AllowMethods  = "GET, HEAD, OPTIONS"
-	ContentType   = "application/json; charset=utf-8"
-	LicenseHeader = "CC-BY-4.0"
+	CacheOK         = "public, max-age=86400, stale-while-revalidate=86400, no-transform"
+	CacheError      = "public, max-age=3600, no-transform"
+	CacheNoStore    = "no-store, no-transform"
+	AllowMethods    = "GET, HEAD, OPTIONS"
+	ContentType     = "application/json; charset=utf-8"
+	ContentEncoding = "identity"
+	LicenseHeader   = "CC-BY-4.0"
 )
 
 // Headers returns the header sets of §4.
@@ -26,6 +29,7 @@ func Headers() manifest.Headers {
 	return manifest.Headers{
 		Common: map[string]string{
 			"Content-Type":                  ContentType,
+			"Content-Encoding":              ContentEncoding,
 			"Access-Control-Allow-Origin":   "*",
 			"Access-Control-Expose-Headers": "ETag, Retry-After, X-API-License",
 			"X-API-License":                 LicenseHeader,
@@ -40,16 +44,21 @@ func Headers() manifest.Headers {
 			"500": {"Cache-Control": CacheNoStore},
 		},
 		// A 304 carries the 200's validator and caching headers but no representation
-		// metadata (RFC 9110 §15.4.5): no Content-Type.
+		// metadata (RFC 9110 §15.4.5): no Content-Type. Its Content-Encoding guides the
+		// update of a cached 200, which a layer adding "gzip" to it (wrangler dev's does to
+		// every answer without one) would mislabel.
 		NotModified: map[string]string{
 			"Cache-Control":                 CacheOK,
+			"Content-Encoding":              ContentEncoding,
 			"Access-Control-Allow-Origin":   "*",
 			"Access-Control-Expose-Headers": "ETag, Retry-After, X-API-License",
 			"X-API-License":                 LicenseHeader,
 			"X-Content-Type-Options":        "nosniff",
 		},
-		// The preflight has no body, so no Content-Type; it keeps the licence and nosniff.
+		// The preflight has no body, so no Content-Type; it keeps the licence and nosniff,
+		// and says identity like every other answer.
 		Preflight: map[string]string{
+			"Content-Encoding":             ContentEncoding,
 			"Access-Control-Allow-Origin":  "*",
 			"Access-Control-Allow-Methods": "GET, OPTIONS",
 			"Access-Control-Allow-Headers": "*",
@@ -118,14 +127,14 @@ func (s *Site) errorSpecs() []errorSpec {
 			"такого адреса в API нет: путь начинается с " + manifest.APIPrefix + ", но не ведёт ни к одному маршруту"},
 		{manifest.ErrMethodNotAllowed, dir + "method-not-allowed.json", ErrorBody{
 			Error: "Method not allowed", Status: 405,
-			Message: "Этот метод не поддерживается: API только читает данные. Используйте GET, HEAD или OPTIONS.",
+			Message: "Этот метод не поддерживается: API доступен только для чтения. Используйте GET, HEAD или OPTIONS.",
 		}, "MethodNotAllowed", "Любой метод, кроме GET, HEAD и OPTIONS", "любой метод, кроме GET, HEAD и OPTIONS"},
 		{manifest.ErrTooManyRequests, dir + "too-many-requests.json", ErrorBody{
 			Error: "Too many requests", Status: 429,
 			Message: fmt.Sprintf("Слишком много запросов: не больше %d запросов за %d секунд с одного IP-адреса %s. Повторите запрос через столько секунд, сколько указано в заголовке Retry-After, или скачайте весь набор данных.",
-				contract.RateLimitRequests, contract.RateLimitWindowSeconds, limitedRoutesRu()),
-		}, "TooManyRequests", "Превышен лимит запросов " + limitedRoutesRu(),
-			"превышен лимит запросов " + limitedRoutesRu() + "; подождите Retry-After секунд"},
+				contract.RateLimitRequests, contract.RateLimitWindowSeconds, s.limitedRoutesRu()),
+		}, "TooManyRequests", "Превышен лимит запросов " + s.limitedRoutesRu(),
+			"превышен лимит запросов " + s.limitedRoutesRu() + "; подождите Retry-After секунд"},
 		{manifest.ErrInternal, dir + "internal-error.json", ErrorBody{
 			Error: "Internal error", Status: 500,
 			Message: "Внутренняя ошибка сервера: ответ временно недоступен. Если ошибка повторяется, напишите нам на " + s.Content.Site.SupportEmail + " и укажите адрес запроса.",
@@ -135,9 +144,9 @@ func (s *Site) errorSpecs() []errorSpec {
 }
 
 // limitedRoutes are the patterns of the rate-limited routes, which share one budget.
-func limitedRoutes() []string {
+func (s *Site) limitedRoutes() []string {
 	var out []string
-	for _, r := range Routes() {
+	for _, r := range s.routes() {
 		if r.RateLimited {
 			out = append(out, r.Pattern)
 		}
@@ -147,8 +156,8 @@ func limitedRoutes() []string {
 
 // limitedRoutesRu names the rate-limited routes for a Russian sentence: "к маршруту …", or
 // "к маршрутам …, … и … вместе" (one budget for all).
-func limitedRoutesRu() string {
-	l := limitedRoutes()
+func (s *Site) limitedRoutesRu() string {
+	l := s.limitedRoutes()
 	if len(l) == 1 {
 		return "к маршруту " + l[0]
 	}
@@ -160,7 +169,7 @@ func (s *Site) EdgeConfig() (manifest.EdgeConfig, error) {
 	cfg := manifest.EdgeConfig{
 		APIVersion: manifest.APIVersion,
 		Prefix:     manifest.APIPrefix,
-		Routes:     Routes(),
+		Routes:     s.routes(),
 		RateLimit: manifest.RateLimit{
 			Requests:      contract.RateLimitRequests,
 			WindowSeconds: contract.RateLimitWindowSeconds,
@@ -177,7 +186,7 @@ func (s *Site) EdgeConfig() (manifest.EdgeConfig, error) {
 		}
 		cfg.Errors[e.key] = manifest.ErrorResponse{Status: e.body.Status, File: e.file, Body: string(b)}
 	}
-	if err := checkRoutes(cfg.Routes, cfg.Errors); err != nil {
+	if err := checkRoutes(cfg.Routes, s.renderers(), cfg.Errors); err != nil {
 		return cfg, fmt.Errorf("route table: %w", err)
 	}
 	if err := cfg.Check(); err != nil {
@@ -197,6 +206,8 @@ func HeadersFile(h manifest.Headers) []byte {
 		for _, s := range sets {
 			maps.Copy(merged, s)
 		}
+		// A static host that compresses anyway would send its coding labelled identity.
+		delete(merged, "Content-Encoding")
 		b.WriteString(path + "\n")
 		for _, k := range slices.Sorted(maps.Keys(merged)) {
 			b.WriteString("  " + k + ": " + merged[k] + "\n")

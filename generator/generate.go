@@ -24,6 +24,7 @@ import (
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/outtree"
 	"github.com/opennumerology/numerology/generator/rules"
+	"github.com/opennumerology/numerology/internal/contract"
 )
 
 // Options configures Generate.
@@ -40,6 +41,9 @@ type Options struct {
 	// OnProgress, when set, is called about ten times a second with the files written so
 	// far and the total expected.
 	OnProgress func(done, total int)
+	// Plan is the Workers plan whose limits the tree must fit (the route budget,
+	// docs/design.md §13); the zero value is Workers Free.
+	Plan contract.Plan
 	// Force replaces a tree generate made even when it holds files its manifest does not
 	// list, listed files of another size, or no generator mark (a tree of an older
 	// numerology); Summary.Deleted names the files that were deleted. A directory that is not
@@ -95,6 +99,19 @@ func Generate(ctx context.Context, opts Options) (Summary, error) {
 	if err := checkYears(years); err != nil {
 		return Summary{}, err
 	}
+	plan := opts.Plan
+	if plan.MaxFiles == 0 {
+		plan = contract.Plans[0]
+	}
+	// Everything but the date routes' records is rendered first, and the route budget checked,
+	// before anything is written.
+	g := &gen{site: opts.Site, years: years, counts: map[string]*atomic.Int64{}}
+	if err := g.prepare(ctx); err != nil {
+		return Summary{}, err
+	}
+	if err := opts.Site.checkBudget(years, plan, g.pre); err != nil {
+		return Summary{}, err
+	}
 	temp, err := outtree.Begin(opts.Out, opts.Force)
 	if err != nil {
 		return Summary{}, &IOError{err}
@@ -106,9 +123,9 @@ func Generate(ctx context.Context, opts Options) (Summary, error) {
 		// Writing small files is syscall-bound: more goroutines than cores keep the disk busy.
 		workers = 2 * runtime.GOMAXPROCS(0)
 	}
-	g := &gen{site: opts.Site, w: newTreeWriter(temp.Dir), years: years, workers: workers, counts: map[string]*atomic.Int64{}}
+	g.w, g.workers = newTreeWriter(temp.Dir), workers
 	total := extraFiles
-	for _, r := range Routes() {
+	for _, r := range opts.Site.routes() {
 		if r.Sharded() {
 			for _, y := range years {
 				total += len(r.YearValues(y)) + len(r.PackedFiles(y)) + 1 // and the shard
@@ -169,6 +186,7 @@ type gen struct {
 	years        []int
 	workers      int
 	encs         map[string]encodeFunc    // per route
+	pre          *prerendered             // every file but the date routes' records
 	counts       map[string]*atomic.Int64 // per route: the files of its bodies written
 	manifestSize int64
 	edge         manifest.EdgeConfig
@@ -205,8 +223,8 @@ func (g *gen) reportProgress(fn func(done, total int), total int) (stop func()) 
 	return func() { close(quit); wg.Wait() }
 }
 
-// run writes every file of the tree but the manifest.
-func (g *gen) run(ctx context.Context) error {
+// prepare renders the edge config, the encoders and every file but the date routes' records.
+func (g *gen) prepare(ctx context.Context) error {
 	var err error
 	if g.edge, err = g.site.EdgeConfig(); err != nil {
 		return err
@@ -217,12 +235,17 @@ func (g *gen) run(ctx context.Context) error {
 	for _, r := range g.edge.Routes {
 		g.counts[r.Name] = &atomic.Int64{}
 	}
+	g.pre, err = g.site.prerender(ctx, g.years, g.encs)
+	return err
+}
+
+// run writes every file of the tree but the manifest.
+func (g *gen) run(ctx context.Context) error {
 	steps := []func(context.Context) error{
 		g.writeEdge,
-		g.writeRoutes,
+		g.writePrerendered,
 		g.writeDates,
 		g.writeAssetsIgnore,
-		func(ctx context.Context) error { return writePages(ctx, g.site, g.w.Write) },
 	}
 	for _, step := range steps {
 		if err := ctx.Err(); err != nil {
@@ -247,25 +270,20 @@ func (g *gen) writeEdge(context.Context) error {
 	return g.w.Write(manifest.HeadersFile, HeadersFile(g.edge.Headers))
 }
 
-// writeRoutes writes the body of every value of every route but the date routes (writeDates).
-func (g *gen) writeRoutes(ctx context.Context) error {
-	for _, r := range g.edge.Routes {
-		if r.Packed != nil {
-			continue
+// writePrerendered writes the files prepare rendered: the routes without packed files (and
+// counts them per route) and the pages.
+func (g *gen) writePrerendered(ctx context.Context) error {
+	for _, f := range g.pre.files {
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		enc := g.encs[r.Name]
-		for _, vals := range r.Values(g.years) {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			b, err := enc(nil, vals)
-			if err != nil {
-				return fmt.Errorf("render %s %s: %w", r.Name, valuesLabel(vals), err)
-			}
-			if err := g.w.Write(r.FilePath(vals), b); err != nil {
-				return err
-			}
-			g.counts[r.Name].Add(1)
+		if err := g.w.Write(f.path, f.body); err != nil {
+			return err
+		}
+	}
+	for _, r := range g.edge.Routes {
+		if r.Packed == nil {
+			g.counts[r.Name].Add(int64(len(r.Values(g.years))))
 		}
 	}
 	return nil

@@ -32,26 +32,29 @@ func generate(t *testing.T, dir string, years ...int) string {
 	return out
 }
 
-// TestGolden compares a life path record, the list, two matrix records and every error
-// body with testdata/golden; go test ./generator -update rewrites them.
+// TestGolden compares with testdata/golden the body of every route's example and of the values
+// its renderer names (renderer.goldens), every error body and _headers; go test ./generator
+// -update rewrites them and removes the golden files nothing pins any more. A new route gets
+// its golden file from -update, with no line here.
 func TestGolden(t *testing.T) {
 	_, out := sharedTree(t)
-	files := map[string]string{
-		"life-path-7.json":               manifest.LifePathFile(7),
-		"life-path-33.json":              manifest.LifePathFile(33),
-		"life-path-list.json":            manifest.ListFile,
-		"matrix-1990-05-15.json":         manifest.MatrixFile(15, 5, 1990),
-		"matrix-2000-02-29.json":         manifest.MatrixFile(29, 2, 2000),
-		"life-path-date-1990-05-15.json": route(manifest.RouteLifePathDate).FilePath([]int{15, 5, 1990}),
-		"arcana-list.json":               route(manifest.RouteArcanaList).File,
-		"arcana-22.json":                 route(manifest.RouteArcana).FilePath([]int{22}),
-		"positions.json":                 route(manifest.RoutePositions).File,
-		"compatibility-3-11.json":        route(manifest.RouteCompatibility).FilePath([]int{3, 11}),
-		"square-1990-05-15.json":         route(manifest.RouteSquare).FilePath([]int{15, 5, 1990}),
-		"square-2000-01-09.json":         route(manifest.RouteSquare).FilePath([]int{9, 1, 2000}),
-		"square-meanings.json":           route(manifest.RouteSquareMeanings).FilePath(nil),
-		"index.json":                     manifest.IndexFile,
-		"headers.txt":                    manifest.HeadersFile,
+	files := map[string]string{"headers.txt": manifest.HeadersFile}
+	rs := renderers()
+	for _, r := range Routes() {
+		if rs[r.Name].noExample {
+			continue // the OpenAPI document: its own tests pin it
+		}
+		vals, err := exampleValues(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range append([][]int{vals}, rs[r.Name].goldens...) {
+			name := r.Name
+			if len(v) > 0 {
+				name += "-" + strings.ReplaceAll(valuesLabel(v), "/", "-")
+			}
+			files[name+".json"] = r.FilePath(v)
+		}
 	}
 	errs, err := os.ReadDir(filepath.Join(out, manifest.ErrorsDir))
 	if err != nil {
@@ -62,6 +65,23 @@ func TestGolden(t *testing.T) {
 	}
 	for _, e := range errs {
 		files["error-"+e.Name()] = manifest.ErrorsDir + "/" + e.Name()
+	}
+	dir := filepath.Join("testdata", "golden")
+	have, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range have {
+		if _, ok := files[e.Name()]; ok {
+			continue
+		}
+		if *update {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		t.Errorf("%s pins no file of the tree (go test ./generator -update removes it)", filepath.Join(dir, e.Name()))
 	}
 	for golden, rel := range files {
 		t.Run(golden, func(t *testing.T) {

@@ -34,7 +34,7 @@ func (s *Site) OpenAPI() (obj, error) {
 		Fields:        s.fieldExtras(),
 		CacheOK:       CacheOK,
 		CacheError:    CacheError,
-		LimitedRoutes: limitedRoutesRu(),
+		LimitedRoutes: s.limitedRoutesRu(),
 	}
 	for _, e := range s.errorSpecs() {
 		in.Errors = append(in.Errors, openapi.Error{
@@ -42,7 +42,7 @@ func (s *Site) OpenAPI() (obj, error) {
 			Text: e.body.Error, Status: e.body.Status, ValidNumbers: e.body.ValidNumbers,
 		})
 	}
-	rs := renderers()
+	rs := s.renderers()
 	for _, r := range cfg.Routes {
 		rd := rs[r.Name]
 		vals, err := exampleValues(r)
@@ -86,8 +86,8 @@ func (s *Site) fieldExtras() map[string]obj {
 		"ErrorBody.message":       {"description": "Объяснение по-русски"},
 		"ErrorBody.valid_numbers": {"description": "Только у ошибок о несуществующем числе: допустимые числа"},
 	}
-	rs := renderers()
-	for _, r := range Routes() {
+	rs := s.renderers()
+	for _, r := range s.routes() {
 		if f := rs[r.Name].fields; f != nil {
 			maps.Copy(out, f(s))
 		}

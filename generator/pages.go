@@ -2,7 +2,6 @@ package generator
 
 import (
 	"bytes"
-	"context"
 	"encoding/xml"
 	"fmt"
 	htmltemplate "html/template"
@@ -11,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 	texttemplate "text/template"
-
-	json "github.com/goccy/go-json"
 
 	"github.com/opennumerology/numerology/generator/cards"
 	"github.com/opennumerology/numerology/generator/manifest"
@@ -23,54 +20,23 @@ import (
 // Page files of the tree. A page is addressed without its extension: the edges resolve a
 // path to the exact file, else path + ".html", else path + "/index.html".
 const (
-	HomePage         = "index.html"
-	LifePathListPage = "life-path.html"
-	MatrixPage       = "matrix.html"
-	DetailsPage      = "matrix/details.html"
-	LLMsFile         = "llms.txt"
-	SitemapFile      = "sitemap.xml"
-	RobotsFile       = "robots.txt"
-	AssetsDir        = "assets"
+	HomePage    = "index.html"
+	LLMsFile    = "llms.txt"
+	SitemapFile = "sitemap.xml"
+	RobotsFile  = "robots.txt"
+	AssetsDir   = "assets"
 )
 
-// CompatibilityPage is the page of all pairs of life path numbers.
-const CompatibilityPage = "compatibility.html"
-
-// CompatibilityPairPage is the tree path of the page of a pair, a <= b.
-func CompatibilityPairPage(a, b int) string {
-	return "compatibility/" + strconv.Itoa(a) + "/" + strconv.Itoa(b) + ".html"
-}
-
-// ArcanaListPage is the page of the 22 arcana.
-const ArcanaListPage = "arcana.html"
-
-// ArcanaPage is the tree path of the page of an arcanum.
-func ArcanaPage(n int) string { return "arcana/" + strconv.Itoa(n) + ".html" }
-
-// LifePathPage is the tree path of the page of a life path number.
-func LifePathPage(n int) string { return "life-path/" + strconv.Itoa(n) + ".html" }
-
-// writePages writes the human pages, their assets, llms.txt, the sitemap and robots.txt.
-func writePages(ctx context.Context, s *Site, emit func(path string, body []byte) error) error {
+// renderPages renders the human pages, their assets, llms.txt, the sitemap and robots.txt.
+func renderPages(s *Site) ([]pageFile, error) {
 	p, err := newPageRenderer(s)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	files, err := p.render()
-	if err != nil {
-		return err
-	}
-	for _, f := range files {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := emit(f.path, f.body); err != nil {
-			return err
-		}
-	}
-	return nil
+	return p.render()
 }
 
+// pageFile is one file of the tree rendered in memory: a page, or a body of a route.
 type pageFile struct {
 	path string
 	body []byte
@@ -99,31 +65,11 @@ type pageData struct {
 	Downloads     []Download
 	Card          shareCard // the page's share image, for og:image and twitter:image
 
-	// home
-	Errors          []errorDoc
-	Rule            []ruleLine
-	MatrixCount     string
-	AttributionLink htmltemplate.HTML
-	// life path pages
-	LifePaths  []LifePathItem
-	LifePath   *LifePathRecord
-	People     []personDoc
-	APIPath    string
-	Prev, Next *LifePathItem
-	// arcana pages
-	ArcanaList               ArcanaList
-	ArcanaRecord             *ArcanaRecord
-	PrevArcanum, NextArcanum *ArcanaItem
-	// compatibility pages
-	CompatGroups  []compatGroup
-	Compat        *CompatibilityRecord
-	CompatNumbers []LifePathItem // the pair's two numbers (one when they are the same)
-	// matrix pages
-	Positions   []positionDoc
-	Arcana      []arcanumDoc
-	DetailsJSON htmltemplate.JS
-	// the Pythagoras square's pages (squarepages.go)
-	Square *squareDoc
+	// APIPath is the API path of the page's record, for its "in the API" links.
+	APIPath string
+	// Page is what a route family's page shows beyond the fields above, of a type of that
+	// family's own file (the square's pages: *squareDoc); templates read it as .Page.
+	Page any
 }
 
 // routeDoc describes one API route for people (Russian) and for llms.txt (English).
@@ -142,22 +88,6 @@ type errorDoc struct {
 
 type ruleLine struct{ Name, Formula string }
 
-type personDoc struct {
-	Name, Field string
-	Year        int
-}
-
-type positionDoc struct {
-	Key     string `json:"key"`
-	Title   string `json:"title"`
-	Meaning string `json:"meaning"`
-}
-
-type arcanumDoc struct {
-	Number                            int
-	Name, Keyword, Emoji, Description string
-}
-
 func newPageRenderer(s *Site) (*pageRenderer, error) {
 	cfg, err := s.EdgeConfig()
 	if err != nil {
@@ -172,17 +102,17 @@ func newPageRenderer(s *Site) (*pageRenderer, error) {
 			FirstYear:     rules.FirstYear,
 			LastYear:      rules.LastYear,
 			RateLimit:     cfg.RateLimit,
-			LimitedRoutes: limitedRoutes(),
-			Routes:        routeDocs(),
+			LimitedRoutes: s.limitedRoutes(),
+			Routes:        s.routeDocs(),
 			Downloads:     Downloads(),
 		},
 	}, nil
 }
 
 // routeDocs lists the route table for the home page and llms.txt.
-func routeDocs() []routeDoc {
+func (s *Site) routeDocs() []routeDoc {
 	var out []routeDoc
-	for _, r := range Routes() {
+	for _, r := range s.routes() {
 		out = append(out, routeDoc{r.Pattern, r.Description, r.English, r.Example})
 	}
 	return out
@@ -205,9 +135,9 @@ type page struct {
 // pages lists the site's HTML pages in the order they are written: those of each route
 // (its renderer's), in route order, then the 404 page.
 func (p *pageRenderer) pages() []page {
-	rs := renderers()
+	rs := p.s.renderers()
 	var out []page
-	for _, r := range Routes() {
+	for _, r := range p.s.routes() {
 		if f := rs[r.Name].pages; f != nil {
 			out = append(out, f(p)...)
 		}
@@ -215,203 +145,6 @@ func (p *pageRenderer) pages() []page {
 	return append(out, page{file: manifest.NotFoundPage, template: "404.html", path: "/404",
 		title:       "Страница не найдена — " + p.s.Content.Site.Title,
 		description: "Такой страницы нет."})
-}
-
-// homePage is the index route's page: what the API is, its routes, errors, limits, the
-// attribution rules and the dataset.
-func (p *pageRenderer) homePage() page {
-	s := p.s
-	description := fmt.Sprintf("Бесплатный API на русском языке: числа жизненного пути и матрица судьбы для каждой даты рождения с %d по %d год. JSON, CORS, лицензия CC BY 4.0.",
-		rules.FirstYear, rules.LastYear)
-	return page{file: HomePage, template: "home.html", path: "/", indexed: true,
-		card:        cards.Card{Title: "Числа жизненного пути и матрица судьбы"},
-		title:       s.Content.Site.Title + " — API чисел пути и матрицы судьбы",
-		description: description,
-		fill: func(d *pageData) error {
-			d.Errors = p.errorDocs()
-			d.Rule = p.ruleLines()
-			d.MatrixCount = GroupThousands(rules.DatesInYears(allYears()))
-			d.AttributionLink = htmltemplate.HTML(s.AttributionHTML) // built and escaped by NewSite
-			d.LifePaths = s.LifePathList()
-			return nil
-		}}
-}
-
-// lifePathListPage is the page of the 12 numbers.
-func (p *pageRenderer) lifePathListPage() page {
-	return page{file: LifePathListPage, template: "life-path-list.html", path: "/life-path", indexed: true,
-		card:        cards.Card{Title: "Числа жизненного пути"},
-		title:       "Числа жизненного пути — " + p.s.Content.Site.Title,
-		description: "Двенадцать чисел жизненного пути: от 1 до 9 и мастер-числа 11, 22 и 33.",
-		fill:        func(d *pageData) error { d.LifePaths = p.s.LifePathList(); return nil }}
-}
-
-// lifePathPages are the pages of the numbers, one each.
-func (p *pageRenderer) lifePathPages() []page {
-	s := p.s
-	list := s.LifePathList()
-	var out []page
-	for i := range s.Content.LifePaths {
-		lp := &s.Content.LifePaths[i]
-		out = append(out, page{file: LifePathPage(lp.Number), template: "life-path.html",
-			path: "/life-path/" + strconv.Itoa(lp.Number), indexed: true,
-			// Without the site's name, which og:site_name carries: with it, the longest
-			// title would pass the 70 characters a search result shows.
-			title:       fmt.Sprintf("Число жизненного пути %d — «%s»", lp.Number, lp.Archetype),
-			card:        cards.Card{Title: fmt.Sprintf("Число жизненного пути %d — %s", lp.Number, lp.Archetype), Mark: strconv.Itoa(lp.Number)},
-			description: lp.ShortDescription,
-			fill:        func(d *pageData) error { p.fillLifePath(d, list, i); return nil }})
-	}
-	return out
-}
-
-// matrixPages are the matrix page (positions and arcana) and the details page of a date.
-func (p *pageRenderer) matrixPages() []page {
-	site := p.s.Content.Site.Title
-	return []page{
-		{file: MatrixPage, template: "matrix.html", path: "/matrix", indexed: true,
-			card:        cards.Card{Title: "Матрица судьбы"},
-			title:       "Матрица судьбы — " + site,
-			description: "Матрица судьбы по дате рождения: 12 позиций и 22 старших аркана.",
-			fill: func(d *pageData) error {
-				d.Positions = p.positionDocs()
-				d.Arcana = p.arcanumDocs()
-				return nil
-			}},
-		// The details page shows any date through its query string and draws it in the browser:
-		// one URL per date would be 73,414 thin pages, so the sitemap leaves it out.
-		{file: DetailsPage, template: "details.html", path: "/matrix/details",
-			card:        cards.Card{Title: "Расшифровка матрицы судьбы"},
-			title:       "Расшифровка матрицы судьбы — " + site,
-			description: "Матрица судьбы для выбранной даты рождения: 12 позиций с арканами и их значениями.",
-			fill: func(d *pageData) (err error) {
-				d.DetailsJSON, err = p.detailsJSON()
-				return err
-			}},
-	}
-}
-
-// arcanaListPage is the page of the 22 arcana.
-func (p *pageRenderer) arcanaListPage() page {
-	return page{file: ArcanaListPage, template: "arcana-list.html", path: "/arcana", indexed: true,
-		card:        cards.Card{Title: "Старшие арканы матрицы судьбы"},
-		title:       "Старшие арканы — " + p.s.Content.Site.Title,
-		description: "Двадцать два старших аркана матрицы судьбы: номер, название, ключевое слово и значение.",
-		fill: func(d *pageData) error {
-			d.ArcanaList = p.s.ArcanaList()
-			d.APIPath = RoutePath(manifest.RouteArcanaList)
-			return nil
-		}}
-}
-
-// arcanaPages are the pages of the arcana, one each.
-func (p *pageRenderer) arcanaPages() []page {
-	s := p.s
-	list := s.ArcanaList().Arcana
-	var out []page
-	for i := range s.Content.Arcana {
-		a := &s.Content.Arcana[i]
-		out = append(out, page{file: ArcanaPage(a.Number), template: "arcana.html",
-			path: "/arcana/" + strconv.Itoa(a.Number), indexed: true,
-			card:        cards.Card{Title: fmt.Sprintf("Старший аркан %d — %s", a.Number, a.Name), Mark: strconv.Itoa(a.Number)},
-			title:       fmt.Sprintf("Старший аркан %d — %s — %s", a.Number, a.Name, s.Content.Site.Title),
-			description: fmt.Sprintf("Аркан %d, %s: %s. Его значение в матрице судьбы.", a.Number, a.Name, a.Keyword),
-			fill: func(d *pageData) error {
-				rec := s.ArcanaRecord(a)
-				d.ArcanaRecord = &rec
-				d.APIPath = RoutePath(manifest.RouteArcana, a.Number)
-				if i > 0 {
-					d.PrevArcanum = &list[i-1]
-				}
-				if i+1 < len(list) {
-					d.NextArcanum = &list[i+1]
-				}
-				return nil
-			}})
-	}
-	return out
-}
-
-// compatGroup is one number's line of the compatibility page: its pairs with every number.
-type compatGroup struct {
-	Number LifePathItem
-	Pairs  []compatLink
-}
-
-// compatLink is one pair as the compatibility page links it.
-type compatLink struct {
-	Partner LifePathItem
-	Path    string // the pair's page
-	Level   string
-}
-
-// compatibilityPages are the page of all pairs and the page of each pair.
-func (p *pageRenderer) compatibilityPages() []page {
-	s := p.s
-	site := s.Content.Site.Title
-	list := s.LifePathList()
-	out := []page{{file: CompatibilityPage, template: "compatibility-list.html", path: "/compatibility", indexed: true,
-		card:        cards.Card{Title: "Совместимость чисел жизненного пути"},
-		title:       "Совместимость чисел жизненного пути — " + site,
-		description: "Совместимость двенадцати чисел жизненного пути: 78 пар, у каждой уровень словом, суть, сильные стороны, трудности и совет.",
-		fill: func(d *pageData) error {
-			for _, a := range list {
-				g := compatGroup{Number: a}
-				for _, b := range list {
-					r, ok := s.CompatibilityRecord(a.Number, b.Number)
-					if !ok {
-						return fmt.Errorf("no compatibility text for %d and %d", a.Number, b.Number)
-					}
-					g.Pairs = append(g.Pairs, compatLink{b, strings.TrimPrefix(r.SourceURL, s.SiteURL), r.Level})
-				}
-				d.CompatGroups = append(d.CompatGroups, g)
-			}
-			d.APIPath = RoutePath(manifest.RouteCompatibility, 3, 11)
-			return nil
-		}}}
-	for _, pr := range s.Content.Compatibility.Pairs {
-		a, b := pr.A, pr.B
-		out = append(out, page{file: CompatibilityPairPage(a, b), template: "compatibility.html",
-			path: fmt.Sprintf("/compatibility/%d/%d", a, b), indexed: true,
-			// The title goes without the site's name, as on the life path pages: with it, it
-			// would pass 70 characters.
-			card:        cards.Card{Title: fmt.Sprintf("Совместимость чисел жизненного пути %d и %d", a, b)},
-			title:       fmt.Sprintf("Совместимость чисел жизненного пути %d и %d", a, b),
-			description: pr.Summary,
-			fill: func(d *pageData) error {
-				r, ok := s.CompatibilityRecord(a, b)
-				if !ok {
-					return fmt.Errorf("no compatibility text for %d and %d", a, b)
-				}
-				d.Compat = &r
-				d.APIPath = RoutePath(manifest.RouteCompatibility, a, b)
-				for _, it := range list {
-					if it.Number == a || it.Number == b {
-						d.CompatNumbers = append(d.CompatNumbers, it)
-					}
-				}
-				return nil
-			}})
-	}
-	return out
-}
-
-// fillLifePath fills the fields of the page of the i-th life path number.
-func (p *pageRenderer) fillLifePath(d *pageData, list []LifePathItem, i int) {
-	lp := &p.s.Content.LifePaths[i]
-	rec := p.s.LifePathRecord(lp)
-	d.LifePath = &rec
-	d.APIPath = RoutePath(manifest.RouteLifePath, lp.Number)
-	for _, person := range lp.FamousPeople {
-		year, _ := strconv.Atoi(strings.SplitN(person.Born, "-", 2)[0])
-		d.People = append(d.People, personDoc{person.Name, person.Field, year})
-	}
-	if i > 0 {
-		d.Prev = &list[i-1]
-	}
-	if i+1 < len(list) {
-		d.Next = &list[i+1]
-	}
 }
 
 // render renders every page, llms.txt, sitemap.xml, robots.txt and the assets.
@@ -549,116 +282,6 @@ func (p *pageRenderer) errorDocs() []errorDoc {
 		out = append(out, errorDoc{e.body.Status, e.body.Error, e.when})
 	}
 	return out
-}
-
-func (p *pageRenderer) title(key string) string {
-	for _, pos := range p.s.Content.Positions {
-		if pos.Key == key {
-			return pos.Title
-		}
-	}
-	return key
-}
-
-// ruleLines spells the matrix rule of docs/design.md §6 with the positions' Russian titles.
-func (p *pageRenderer) ruleLines() []ruleLine {
-	t := p.title
-	return []ruleLine{
-		{t("personal") + " (A)", "= R(день рождения)"},
-		{t("talents") + " (B)", "= R(месяц рождения)"},
-		{t("money") + " (C)", "= R(сумма цифр года)"},
-		{t("karma") + " (D)", "= R(A + B + C)"},
-		{t("center") + " (E)", "= R(A + B + C + D)"},
-		{t("soul"), "= R(B + E)"},
-		{t("spirit"), "= R(B + D)"},
-		{t("body"), "= R(A + C)"},
-		{t("purpose"), "= R(" + t("spirit") + " + " + t("body") + ")"},
-		{t("relationships") + " (H)", "= R(C + D)"},
-		{t("social"), "= R(R(F + H) + R(G + I)), где F = R(A + B), G = R(B + C), I = R(D + A)"},
-		{t("destiny"), "= R(" + t("purpose") + " + " + t("social") + ")"},
-	}
-}
-
-func (p *pageRenderer) positionDocs() []positionDoc {
-	out := make([]positionDoc, len(p.s.Content.Positions))
-	for i, pos := range p.s.Content.Positions {
-		out[i] = positionDoc{pos.Key, pos.Title, strings.TrimSpace(pos.Meaning)}
-	}
-	return out
-}
-
-func (p *pageRenderer) arcanumDocs() []arcanumDoc {
-	out := make([]arcanumDoc, len(p.s.Content.Arcana))
-	for i, a := range p.s.Content.Arcana {
-		out[i] = arcanumDoc{a.Number, a.Name, a.Keyword, a.Emoji, strings.TrimSpace(a.Description)}
-	}
-	return out
-}
-
-// diagramGroup is one group of cells of the details page's diagram.
-type diagramGroup struct {
-	Name    string   `json:"name"`
-	Label   string   `json:"label"`
-	Caption string   `json:"caption,omitempty"`
-	Keys    []string `json:"keys"`
-}
-
-// detailsCell is what the details page shows of one arcanum in a diagram cell.
-type detailsCell struct {
-	Name    string `json:"name"`
-	Keyword string `json:"keyword"`
-	Emoji   string `json:"emoji"`
-}
-
-// detailsJSON is the data the details page's script reads: position titles and meanings,
-// the arcana, the diagram's layout and the texts it needs. With it the page draws the
-// matrix of a date at once (docs/design.md §6) and only checks it against the API record,
-// so nothing moves when the record arrives.
-func (p *pageRenderer) detailsJSON() (htmltemplate.JS, error) {
-	arcana := make([]string, len(p.s.Content.Arcana))
-	cells := make([]detailsCell, len(p.s.Content.Arcana))
-	for i, a := range p.s.Content.Arcana {
-		arcana[i] = strings.TrimSpace(a.Description)
-		cells[i] = detailsCell{a.Name, a.Keyword, a.Emoji}
-	}
-	v := struct {
-		SiteTitle    string         `json:"siteTitle"`
-		SiteURL      string         `json:"siteURL"`
-		SupportEmail string         `json:"supportEmail"`
-		FirstYear    int            `json:"firstYear"`
-		LastYear     int            `json:"lastYear"`
-		RateLimit    int            `json:"rateLimit"`
-		Citation     string         `json:"citation"` // {date} and {url} left to fill
-		Attribution  string         `json:"attribution"`
-		Positions    []positionDoc  `json:"positions"`
-		Arcana       []string       `json:"arcana"`
-		Cells        []detailsCell  `json:"cells"`
-		Layout       []diagramGroup `json:"layout"`
-	}{
-		SiteTitle:    p.s.Content.Site.Title,
-		SiteURL:      p.s.SiteURL,
-		SupportEmail: p.s.Content.Site.SupportEmail,
-		FirstYear:    rules.FirstYear,
-		LastYear:     rules.LastYear,
-		RateLimit:    p.base.RateLimit.Requests,
-		Citation:     strings.ReplaceAll(p.s.citationMatrix, "{version}", manifest.APIVersion),
-		Attribution:  p.s.Attribution,
-		Positions:    p.positionDocs(),
-		Arcana:       arcana,
-		Cells:        cells,
-		Layout: []diagramGroup{
-			{Name: "square", Label: "Основа матрицы", Caption: "Основа: день, месяц, год и их сочетания",
-				Keys: []string{"soul", "talents", "spirit", "personal", "center", "money", "body", "karma", "relationships"}},
-			{Name: "results", Label: "Итоговые позиции", Caption: "Итог: роль среди людей, миссия и предназначение",
-				Keys: []string{"social", "purpose", "destiny"}},
-		},
-	}
-	// goccy/go-json escapes <, > and & by default, so the JSON cannot close the script element.
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "", fmt.Errorf("encode details page data: %w", err)
-	}
-	return htmltemplate.JS(b), nil
 }
 
 func allYears() []int {

@@ -1,7 +1,6 @@
 package generator
 
 import (
-	"context"
 	"html"
 	"os"
 	"path"
@@ -348,12 +347,12 @@ func BenchmarkWritePages(b *testing.B) {
 	var n int
 	for b.Loop() {
 		n = 0
-		err := writePages(context.Background(), s, func(_ string, body []byte) error {
-			n += len(body)
-			return nil
-		})
+		files, err := renderPages(s)
 		if err != nil {
 			b.Fatal(err)
+		}
+		for _, f := range files {
+			n += len(f.body)
 		}
 	}
 	b.ReportMetric(float64(n), "bytes/op-out")

@@ -37,7 +37,7 @@ func TestCheckRoutes(t *testing.T) {
 				}
 			}
 			return rs
-		}, "route matrix: a date route has one date parameter and packed month files"},
+		}, "route matrix: a date route has one date parameter and packed files"},
 		{"packed files that are not a month", func(rs []manifest.Route) []manifest.Route {
 			for i := range rs {
 				if rs[i].Name == manifest.RouteMatrix {
@@ -58,7 +58,7 @@ func TestCheckRoutes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rs := Routes()
-			err := checkRoutes(tt.change(rs), cfg.Errors)
+			err := checkRoutes(tt.change(rs), renderers(), cfg.Errors)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("checkRoutes = %v, want an error with %q", err, tt.want)
 			}

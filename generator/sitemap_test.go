@@ -46,7 +46,7 @@ func TestSitemap(t *testing.T) {
 			want = append(want, s.SiteURL+"/compatibility/"+strconv.Itoa(a)+"/"+strconv.Itoa(b))
 		}
 	}
-	want = append(want, s.SiteURL+"/square")
+	want = append(want, s.SiteURL+"/square", s.SiteURL+"/chart")
 	var got []string
 	for _, u := range doc.URLs {
 		got = append(got, u.Loc)

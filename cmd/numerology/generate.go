@@ -14,6 +14,7 @@ import (
 	"github.com/opennumerology/numerology/content"
 	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/rules"
+	"github.com/opennumerology/numerology/internal/contract"
 	"github.com/opennumerology/numerology/internal/humanize"
 )
 
@@ -25,6 +26,7 @@ type generateOptions struct {
 	years      string
 	workers    int
 	force      bool
+	plan       string
 }
 
 func newGenerateCmd() *cobra.Command {
@@ -33,9 +35,13 @@ func newGenerateCmd() *cobra.Command {
 		Use:   "generate",
 		Short: "Render every API response into the out/ tree with its manifest",
 		Long: `generate validates the content and renders every API response — the life path list
-and records, the matrix record of every date, every error body — into a tree of static
-files, with manifest.json (route table, header sets, sha256 and size of every file),
-api/public/edge.json and _headers.
+and records, the records of every date route for every date, every error body — into a
+tree of static files, with manifest.json (route table, header sets, sha256 and size of
+every file), api/public/edge.json and _headers.
+
+Before it writes anything it checks the route budget: the files a deploy of the tree would
+upload fit the Workers plan of --plan (files per version), and none can pass 5 MiB. A route
+table that does not fit is refused (exit 7), naming the routes and the limit.
 
 The tree is written into a temporary sibling directory and swapped in only when it is
 complete: a failed or interrupted run leaves the previous tree as it was, and the next run
@@ -49,7 +55,8 @@ downloads/ is listed too). Otherwise generate refuses before it touches anything
 and says why, naming the files: files the manifest does not list (your own, added by
 hand), listed files of another size, missing ones. --force replaces such a tree anyway
 and names the files it deleted; a folder that is not generate's tree at all is refused
-even with --force.`,
+even with --force. An --out that is the current directory, or holds it, is refused
+before any work (exit 2).`,
 		Example: `  numerology generate
   numerology generate --out /srv/api --site-url https://numerology.example.org
   numerology generate --from 1990 --to 1999          # a small tree for tests
@@ -64,11 +71,12 @@ even with --force.`,
 	f.StringVarP(&opts.out, "out", "o", "out", "the tree to write (replaced as a whole)")
 	f.StringVar(&opts.contentDir, "content", "", "read content from this directory instead of the built-in content")
 	f.StringVar(&opts.siteURL, "site-url", "", "the site's absolute URL, overriding site_url of site.yaml")
-	f.IntVar(&opts.from, "from", rules.FirstYear, "first year of matrix records")
-	f.IntVar(&opts.to, "to", rules.LastYear, "last year of matrix records")
-	f.StringVar(&opts.years, "years", "", "years of matrix records as a list of years and ranges (1900,2000-2002,2100); excludes --from/--to")
+	f.IntVar(&opts.from, "from", rules.FirstYear, "first year of the records of every date route")
+	f.IntVar(&opts.to, "to", rules.LastYear, "last year of the records of every date route")
+	f.StringVar(&opts.years, "years", "", "years of the records of every date route, as a list of years and ranges (1900,2000-2002,2100); excludes --from/--to")
 	f.IntVar(&opts.workers, "workers", 0, "goroutines that render and write files (0: twice the CPUs)")
 	f.BoolVar(&opts.force, "force", false, "replace a tree generate made even if it holds files its manifest does not list (they are deleted and named)")
+	f.StringVar(&opts.plan, "plan", "free", "the Workers plan the tree must fit, for the route budget: free or paid")
 	cmd.MarkFlagsMutuallyExclusive("years", "from")
 	cmd.MarkFlagsMutuallyExclusive("years", "to")
 	return cmd
@@ -79,13 +87,20 @@ func runGenerate(ctx context.Context, cmd *cobra.Command, opts *generateOptions)
 	if err != nil {
 		return err
 	}
+	plan, ok := contract.PlanNamed(opts.plan)
+	if !ok {
+		return usageErrorf("--plan: %q is not a Workers plan: free or paid", opts.plan)
+	}
+	if err := checkOut(opts.out); err != nil {
+		return err
+	}
 	site, err := loadSite(opts.contentDir, opts.siteURL)
 	if err != nil {
 		return err
 	}
 	bar := newProgress(cmd.ErrOrStderr(), "generate")
 	sum, err := generator.Generate(ctx, generator.Options{
-		Site: site, Out: opts.out, Years: years, Workers: opts.workers, OnProgress: bar.Func(), Force: opts.force,
+		Site: site, Out: opts.out, Years: years, Workers: opts.workers, OnProgress: bar.Func(), Force: opts.force, Plan: plan,
 	})
 	bar.Done()
 	if err != nil {

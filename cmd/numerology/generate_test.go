@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -10,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/opennumerology/numerology/content"
 	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
@@ -149,6 +152,7 @@ func TestSiteURLLookalikes(t *testing.T) {
 		{"https://x.example..", `host "x.example..": empty label`},
 		{"https://0x7f.1", `host "0x7f.1": ends in a number, so browsers read it as an IPv4 address`},
 		{"https://x.example/a&b", `character "&" must be percent-encoded (%26)`},
+		{"https://x.example/%2e%2e/b", `path segment "%2e%2e": a .. segment spelled with %2e`}, // issue 27
 	}
 	for _, tt := range tests {
 		t.Run(tt.url, func(t *testing.T) {
@@ -230,4 +234,79 @@ func mustReadDir(t *testing.T, dir string) []fs.DirEntry {
 		t.Fatal(err)
 	}
 	return entries
+}
+
+// TestGenerateRefusesWhatCardsCannotDraw checks that content with a character the share
+// cards' fonts lack in a field a card shows (a stress mark in an archetype), and one no
+// text may hold (a right-to-left override in a description), is refused by the loader with
+// file:line and exit 3, both at once, before anything is written. Before, the loader took
+// both and generate stopped at the card with exit 1 and no line to fix.
+func TestGenerateRefusesWhatCardsCannotDraw(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "content")
+	if err := os.CopyFS(dir, content.Embedded()); err != nil {
+		t.Fatal(err)
+	}
+	for file, edit := range map[string][2]string{
+		"life-path/7.yaml": {"archetype: Мыслитель", "archetype: Мысли\u0301тель"},
+		"arcana.yaml":      {"name: Маг", "name: Маг\u202e"},
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(file))
+		b, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(b, []byte(edit[0])) {
+			t.Fatalf("%s: %v, or no %q", file, err, edit[0])
+		}
+		if err := os.WriteFile(p, bytes.Replace(b, []byte(edit[0]), []byte(edit[1]), 1), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := run(t, "generate", "--years", "2000", "--content", dir, "--out", out)
+	for _, want := range []string{
+		"life-path/7.yaml:2: archetype: U+0301 '\u0301' is not in the fonts of the share cards",
+		"arcana.yaml:3: [0].name: U+202E is a bidi control",
+	} {
+		if code != exitContent || !strings.Contains(stderr, want) {
+			t.Errorf("exit %d, want %d with %q; stderr:\n%s", code, exitContent, want, stderr)
+		}
+	}
+	if _, err := os.Lstat(out); !os.IsNotExist(err) {
+		t.Errorf("refused content wrote the tree: %v", err)
+	}
+}
+
+// TestGenerateOutHoldsWorkingDir runs generate in a folder with --out the folder itself or
+// one above it: each is refused before any work (exit 2), and nothing is written. Before,
+// generate rendered the whole tree, then failed at the swap ("device or resource busy").
+func TestGenerateOutHoldsWorkingDir(t *testing.T) {
+	t.Parallel()
+	bin, err := exec.LookPath("numerology")
+	if err != nil {
+		t.Fatalf("the numerology test command is not in PATH: %v", err)
+	}
+	parent := t.TempDir()
+	wd := filepath.Join(parent, "empty")
+	if err := os.Mkdir(wd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ out, want string }{
+		{".", "--out . is the current directory"},
+		{wd, "is the current directory"},
+		{"..", "--out .. holds the current directory"},
+	} {
+		t.Run(tt.out, func(t *testing.T) {
+			cmd := exec.Command(bin, "generate", "--years", "2000", "--out", tt.out)
+			cmd.Dir = wd
+			out, err := cmd.CombinedOutput()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != exitUsage || !strings.Contains(string(out), tt.want) {
+				t.Errorf("%v, output %q; want exit %d with %q", err, out, exitUsage, tt.want)
+			}
+		})
+	}
+	for _, dir := range []string{parent, wd} {
+		if entries, err := os.ReadDir(dir); err != nil || len(entries) != map[string]int{parent: 1, wd: 0}[dir] {
+			t.Errorf("%s holds %v (%v) after the refusals", dir, entries, err)
+		}
+	}
 }

@@ -40,7 +40,8 @@ list them, so that numerology verify passes and the servers offer /downloads/…
 only the downloads it published before (those the manifest lists); other files in
 downloads/ stay, and a downloads/ that is a link (or a file) is refused (exit 5): pack
 never writes or deletes outside the tree. A later generate replaces the tree, recognising
-pack's files as its own: run pack again after it.`,
+pack's files as its own: run pack again after it. A --to inside the tree is refused before
+any work (exit 2): the archives would be files its manifest does not list.`,
 		Example: `  numerology generate && numerology pack
   numerology pack --dir /srv/api --to release/
   numerology pack --publish=false      # write dist/ only, leave the tree as it is`,
@@ -60,6 +61,9 @@ pack's files as its own: run pack again after it.`,
 func runPack(ctx context.Context, cmd *cobra.Command, opts *packOptions) error {
 	modTime, err := sourceDateEpoch()
 	if err != nil {
+		return err
+	}
+	if err := checkPackTo(opts.to, opts.dir); err != nil {
 		return err
 	}
 	site, err := loadSite(opts.contentDir, "")

@@ -126,3 +126,25 @@ func TestPackStaysInsideTheTree(t *testing.T) {
 		t.Errorf("generate over the user's downloads: exit %d, stderr %q; want %d naming them", code, errOut, exitIO)
 	}
 }
+
+// TestPackToInsideTree checks that pack refuses, before writing anything, a --to that is
+// the tree or a folder inside it (exit 2), and that the tree still verifies. Before, pack
+// wrote its archives into the tree with exit 0; then verify failed and generate refused
+// the tree.
+func TestPackToInsideTree(t *testing.T) {
+	out := treeCopy(t)
+	for _, to := range []string{out, filepath.Join(out, "releases"), filepath.Join(out, "downloads"), out + "/api/.."} {
+		t.Run(to, func(t *testing.T) {
+			code, _, errOut := run(t, "pack", "--dir", out, "--to", to)
+			if code != exitUsage || !strings.Contains(errOut, "is inside the tree") {
+				t.Errorf("exit %d, stderr %q; want %d saying --to is inside the tree", code, errOut, exitUsage)
+			}
+		})
+	}
+	if code, stdout, errOut := run(t, "verify", "--dir", out); code != 0 {
+		t.Fatalf("verify after the refusals: exit %d: %s%s", code, stdout, errOut)
+	}
+	if _, err := os.Lstat(filepath.Join(out, "releases")); !os.IsNotExist(err) {
+		t.Errorf("a refused pack made its --to: %v", err)
+	}
+}

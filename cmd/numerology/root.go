@@ -88,6 +88,7 @@ full API semantics, pack as an offline dataset and deploy to Cloudflare.`,
 		newDeployCmd(),
 		newPackCmd(),
 		newServeCmd(),
+		newMCPCmd(),
 		newVersionCmd(),
 	)
 	for _, c := range root.Commands() {

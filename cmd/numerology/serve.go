@@ -18,17 +18,8 @@ import (
 	"github.com/opennumerology/numerology/internal/humanize"
 )
 
-// Server timeouts against slow clients; every answer is small and precomputed. A client
-// sends its request at once: one that takes seconds over its header is slow or hostile,
-// and once the connection limit is reached it is the first to be closed anyway.
-const (
-	readHeaderTimeout = 3 * time.Second
-	readTimeout       = 10 * time.Second
-	writeTimeout      = 30 * time.Second // downloads may be tens of MB on a slow link
-	idleTimeout       = 120 * time.Second
-	maxHeaderBytes    = 16 << 10
-	shutdownTimeout   = 10 * time.Second
-)
+// shutdownTimeout bounds the wait for requests in flight when serve stops.
+const shutdownTimeout = 10 * time.Second
 
 // wrapServeHandler wraps the server's handler; tests use it to hold a request in flight.
 var wrapServeHandler = func(h http.Handler) http.Handler { return h }
@@ -43,11 +34,16 @@ type serveOptions struct {
 	accessLog   bool
 	cacheMB     int
 	maxConns    int
+	clientConns int
 }
 
 // defaultMaxConns bounds the connections serve holds: far above what a local or
 // proxied API needs, and about 80 MB of connection buffers at worst.
 const defaultMaxConns = 4096
+
+// defaultClientConns bounds the connections one client holds: a browser opens six to a
+// host, and many users behind one address (a NAT, an office) stay well below it.
+const defaultClientConns = 64
 
 // reservedFiles are the descriptors kept free of connections (server.ReservedFiles): the
 // tree's files, the watches, the listener.
@@ -84,10 +80,14 @@ serve follows its tree: when generate swaps in a regenerated tree (or pack rewri
 manifest), serve loads the new manifest and switches to it without a restart; every body
 is answered with the ETag of its own bytes.
 
-At most --max-conns connections are held open; when the limit is reached, connections
-that have sent no request for a second and then idle keep-alive ones are closed for new
-clients, and a line is logged. Files of the tree are held open only while they are read,
-at most 64 at once, so connections and files stay within the descriptor limit.
+At most --max-conns connections are held open; when the limit is reached, the connection
+stuck longest (no request for a second, or an answer its client has not read for a
+second) and then the idle keep-alive ones are closed for new clients, and a line is
+logged. One client (its address, IPv6 by /64) holds at most --max-client-conns of them; its
+next one takes the place of one of its own stuck or idle ones, or is closed. Behind a proxy
+(--trust-header) every connection comes from the proxy, so that bound is off. Files of the
+tree are held open only while they are read, at most 64 at once, so connections and files
+stay within the descriptor limit.
 The limit and window default to the manifest's (60 per 60s); --rate-limit 0 turns it off.
 
 SIGINT or SIGTERM stops accepting connections and lets requests in flight finish.`,
@@ -109,7 +109,8 @@ SIGINT or SIGTERM stops accepting connections and lets requests in flight finish
 	f.IntVar(&opts.rateClients, "rate-clients", server.DefaultRateClients, "most clients the rate limiter tracks at once (bounds its memory)")
 	f.BoolVar(&opts.accessLog, "access-log", false, "log every request to stderr")
 	f.IntVar(&opts.cacheMB, "cache-mb", 64, "MiB of memory for the API's bodies, kept compactly (the full tree's take about 20); 0 reads each answer from disk")
-	f.IntVar(&opts.maxConns, "max-conns", 0, fmt.Sprintf("most connections held open; silent and idle ones are closed for new clients when it is reached (0: %d, or less below the descriptor limit)", defaultMaxConns))
+	f.IntVar(&opts.maxConns, "max-conns", 0, fmt.Sprintf("most connections held open; stuck and idle ones are closed for new clients when it is reached (0: %d, or less below the descriptor limit)", defaultMaxConns))
+	f.IntVar(&opts.clientConns, "max-client-conns", defaultClientConns, "most connections one client address holds, 0 for no bound (off with --trust-header)")
 	return cmd
 }
 
@@ -140,31 +141,28 @@ func runServe(ctx context.Context, cmd *cobra.Command, opts *serveOptions) error
 	}
 	defer h.Close()
 	setProcs()
-	files, years := m.Counts.Files, len(m.Years)
+	files, years, ipv6Bits := m.Counts.Files, len(m.Years), m.Edge.RateLimit.IPv6Prefix
 	m = nil // the handler keeps what it needs; let the file list go
 
 	ln, err := net.Listen("tcp", opts.addr)
 	if err != nil {
 		return withCode(exitIO, fmt.Errorf("listen %s: %w", opts.addr, err))
 	}
-	conns := server.NewConnLimit(maxConnsFor(opts.maxConns, openFileLimit()), logger)
-	srv := &http.Server{
-		Handler:           wrapServeHandler(h),
-		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
-		WriteTimeout:      writeTimeout,
-		IdleTimeout:       idleTimeout,
-		MaxHeaderBytes:    maxHeaderBytes,
-		ConnState:         conns.ConnState,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	clientConns := opts.clientConns
+	if opts.trustHeader != "" {
+		clientConns = 0 // every connection is the proxy's
 	}
+	srv := server.NewHTTPServer(wrapServeHandler(h), server.ServerOptions{
+		MaxConns: maxConnsFor(opts.maxConns, openFileLimit()), MaxClientConns: clientConns,
+		IPv6Bits: ipv6Bits, Logger: logger,
+	})
 	limit := "off"
 	if opts.rateLimit > 0 {
 		limit = fmt.Sprintf("%d per %v per client", opts.rateLimit, opts.rateWindow)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "serving %s (%s files, %d years) on http://%s/api/public — rate limit %s; Ctrl-C stops\n",
 		opts.dir, humanize.Count(int64(files)), years, ln.Addr(), limit)
-	return serveUntilDone(ctx, cmd, srv, conns.Listener(ln))
+	return serveUntilDone(ctx, cmd, srv.Server, srv.Listener(ln))
 }
 
 // checkServeFlags rejects flag values serve cannot use.
@@ -180,6 +178,8 @@ func checkServeFlags(opts *serveOptions) error {
 		return usageErrorf("--rate-clients %d: must be positive", opts.rateClients)
 	case opts.maxConns < 0:
 		return usageErrorf("--max-conns %d: must be 0 (the default) or more", opts.maxConns)
+	case opts.clientConns < 0:
+		return usageErrorf("--max-client-conns %d: must be 0 (no bound) or more", opts.clientConns)
 	}
 	return nil
 }

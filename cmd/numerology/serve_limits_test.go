@@ -85,11 +85,13 @@ func (s *limitedServe) get(path string, timeout time.Duration) (int, []byte, err
 }
 
 // TestServeDescriptorBudget is the case: under a limit of 1024 descriptors (so at
-// most 768 connections), 760 clients each ask for /manifest.json (8 MB, as the full tree's)
-// and never read the answer. A new client must still be answered, and serve must never run
-// out of descriptors. Before, every stalled answer held its file open: 760 connections and
-// 760 files exhausted the limit, accept4 failed with "too many open files" and new clients
-// timed out.
+// most 768 connections), 800 clients, each from an address of its own, ask for
+// /manifest.json (8 MB, as the full tree's) and never read the answer. A new client must
+// still be answered, and serve must never run out of descriptors. Before, every stalled
+// answer held its file open: 760 connections and 760 files exhausted the limit, accept4
+// failed with "too many open files" and new clients timed out; and then, with 800 such
+// clients, the stalled answers filled the connection limit, which never closed one, and a
+// new client waited for WriteTimeout (30 s).
 func TestServeDescriptorBudget(t *testing.T) {
 	t.Parallel()
 	testsupport.SkipShort(t, "holds 760 connections to a serve under a descriptor limit")
@@ -109,8 +111,11 @@ func TestServeDescriptorBudget(t *testing.T) {
 		// A small receive buffer: the server's writes stall after a few KB.
 		return c.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
 	}}
-	const stalled = 760
+	const stalled = 800
 	for i := range stalled {
+		// Each from a loopback address of its own (Linux answers on all of 127.0.0.0/8), as
+		// over a network: serve bounds the connections of one address on its own.
+		dialer.LocalAddr = &net.TCPAddr{IP: net.IPv4(127, 1, byte(i/250), byte(i%250+1))}
 		c, err := dialer.Dial("tcp", strings.TrimPrefix(s.base, "http://"))
 		if err != nil {
 			t.Fatalf("connection %d: %v; serve's log: %s", i, err, s.stderr.String())

@@ -37,9 +37,11 @@ A manifest path outside the tree (../…) or through a link is a problem, never 
 
 With --archive, verify checks a dataset archive made by pack (.tar.gz or .zip) instead:
 every file against its SHA256SUMS, and the CSV tables against the bytes and hashes of
-datapackage.json. What it holds in memory is bounded: a SHA256SUMS or datapackage.json
-over ` + strconv.Itoa(pack.MaxKeptEntry>>20) + ` MiB, a name over ` + humanize.Count(pack.MaxEntryName) + ` bytes or more than ` + humanize.Count(pack.MaxEntries) + ` entries is a
-problem of the archive (exit 4), however far it expands.`,
+datapackage.json. What it holds in memory and expands is bounded: a SHA256SUMS or
+datapackage.json over ` + strconv.Itoa(pack.MaxKeptEntry>>20) + ` MiB, a name over ` + humanize.Count(pack.MaxEntryName) + ` bytes, more than ` + humanize.Count(pack.MaxEntries) + `
+entries, zip entries whose bytes overlap, or more than ` + strconv.Itoa(pack.MaxExpanded>>20) + ` MiB expanded in all is a
+problem of the archive (exit 4), and reading stops there. The first ` + strconv.Itoa(pack.MaxProblems) + ` problems are
+listed, the others counted.`,
 		Example: `  numerology verify
   numerology verify --dir /srv/api
   numerology verify --archive dist/numerology-dataset-1.0.tar.gz`,
@@ -107,7 +109,10 @@ func runVerifyArchive(ctx context.Context, cmd *cobra.Command, file string) erro
 	for _, p := range rep.Problems {
 		fmt.Fprintln(out, p)
 	}
-	if n := len(rep.Problems); n > 0 {
+	if rep.More > 0 {
+		fmt.Fprintf(out, "… and %s more problems (only the first %d are listed)\n", humanize.Count(int64(rep.More)), len(rep.Problems))
+	}
+	if n := len(rep.Problems) + rep.More; n > 0 {
 		return &problemsError{what: file, n: n}
 	}
 	fmt.Fprintf(out, "verified %s files in %.1fs: %s matches its SHA256SUMS and datapackage.json\n",

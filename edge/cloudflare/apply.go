@@ -2,6 +2,7 @@ package cloudflare
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -16,7 +17,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -159,12 +159,12 @@ func (d *Deployer) newApplier(p *Plan, red *redactor) *applier {
 	if d.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(d.BaseURL))
 	}
-	if d.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(d.HTTPClient))
-	}
+	// Every answer read, by the SDK or rawCall, stops at MaxAnswer bytes.
+	client := cappedClient(d.HTTPClient)
+	opts = append(opts, option.WithHTTPClient(client))
 	// The services are built from explicit options rather than the SDK's NewClient, which
 	// would also pick up CLOUDFLARE_API_KEY and friends from the environment.
-	a := &applier{d: d, p: p, wk: workers.NewWorkerService(opts...), red: red, res: &Result{Files: len(p.Assets), Bytes: p.Bytes}, retry: d.Retry}
+	a := &applier{d: d, p: p, wk: workers.NewWorkerService(opts...), client: client, red: red, res: &Result{Files: len(p.Assets), Bytes: p.Bytes}, retry: d.Retry}
 	if a.retry.Attempts == 0 {
 		a.retry = DefaultRetry
 	}
@@ -178,12 +178,16 @@ func (a *applier) uploadAssets(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	a.logf("upload session: %d of %d files to upload in %d bucket(s)", countHashes(session.Buckets), len(a.p.Assets), len(session.Buckets))
+	buckets, repeated := uniqueBuckets(session.Buckets)
+	if repeated > 0 {
+		a.logf("upload session: Cloudflare listed %s hash(es) more than once; each file is sent once", humanize.Count(int64(repeated)))
+	}
+	a.logf("upload session: %d of %d files to upload in %d bucket(s)", countHashes(buckets), len(a.p.Assets), len(buckets))
 	// The buckets, a few at a time; the last one answers with the completion token.
 	completion := session.JWT
 	a.completionAt = a.sessionAt
-	if len(session.Buckets) > 0 {
-		if completion, err = a.uploadBuckets(ctx, session.JWT, session.Buckets); err != nil {
+	if len(buckets) > 0 {
+		if completion, err = a.uploadBuckets(ctx, session.JWT, buckets); err != nil {
 			return "", err
 		}
 	}
@@ -232,13 +236,14 @@ func (a *applier) openSession(ctx context.Context) (*workers.ScriptAssetUploadNe
 const tokenLife = time.Hour
 
 type applier struct {
-	d     *Deployer
-	p     *Plan
-	wk    *workers.WorkerService
-	red   *redactor
-	res   *Result
-	retry Retry
-	mu    sync.Mutex // guards res and progress while buckets upload
+	d      *Deployer
+	p      *Plan
+	wk     *workers.WorkerService
+	client *http.Client // the deploy's client, answers capped at MaxAnswer
+	red    *redactor
+	res    *Result
+	retry  Retry
+	mu     sync.Mutex // guards res and progress while buckets upload
 
 	sessionAt    time.Time         // when the upload session (and its upload token) began
 	completionAt time.Time         // when the completion token arrived
@@ -268,6 +273,29 @@ func (a *applier) call(ctx context.Context, what string, fn func() error) error 
 		return ae
 	}
 	return fmt.Errorf("%s: %w", what, err)
+}
+
+// uniqueBuckets drops from the session's buckets each hash listed before (and the buckets
+// left empty), and says how many it dropped: a file is sent once, and counted once.
+func uniqueBuckets(buckets [][]string) ([][]string, int) {
+	seen := map[string]bool{}
+	var out [][]string
+	repeated := 0
+	for _, b := range buckets {
+		var keep []string
+		for _, h := range b {
+			if seen[h] {
+				repeated++
+				continue
+			}
+			seen[h] = true
+			keep = append(keep, h)
+		}
+		if len(keep) > 0 {
+			out = append(out, keep)
+		}
+	}
+	return out, repeated
 }
 
 func countHashes(buckets [][]string) int {
@@ -451,9 +479,11 @@ func (a *applier) uploadScript(ctx context.Context, completionJWT string) (strin
 	}
 	var params workers.ScriptUpdateParams
 	set(&params.AccountID.Value, &params.AccountID.Present, a.d.AccountID)
-	var res *workers.ScriptUpdateResponse
+	// The answer is decoded here: the SDK's response type has no version id, and it does not
+	// look at the envelope's success.
+	var answer []byte
 	err = a.call(ctx, "upload the worker script", func() (err error) {
-		res, err = a.wk.Scripts.Update(ctx, a.p.ScriptName, params, option.WithRequestBody(contentType, form))
+		_, err = a.wk.Scripts.Update(ctx, a.p.ScriptName, params, option.WithRequestBody(contentType, form), option.WithResponseBodyInto(&answer))
 		return err
 	})
 	switch {
@@ -466,13 +496,35 @@ func (a *applier) uploadScript(ctx context.Context, completionJWT string) (strin
 	default:
 		return "", err
 	}
-	// The version id is not in the SDK's response type; wrangler reads deployment_id.
-	if f, ok := res.JSON.ExtraFields["deployment_id"]; ok {
-		if id := strings.Trim(f.Raw(), `"`); id != "" && id != "null" {
-			return id, nil
-		}
+	return scriptVersion(answer)
+}
+
+// scriptVersion reads the new version's id from the script upload's answer: deployment_id,
+// as wrangler reads it, else the etag. A 2xx answer whose envelope says "success": false,
+// or holds no result or no id, is not taken for a live version.
+func scriptVersion(answer []byte) (string, error) {
+	var env struct {
+		Success bool `json:"success"`
+		Result  *struct {
+			DeploymentID string `json:"deployment_id"`
+			Etag         string `json:"etag"`
+		} `json:"result"`
 	}
-	return res.Etag, nil
+	var problem string
+	switch err := json.Unmarshal(answer, &env); {
+	case err != nil:
+		problem = "an answer that is not its JSON envelope (" + err.Error() + ")"
+	case !env.Success:
+		problem = `"success": false (and HTTP 2xx)`
+	case env.Result == nil:
+		problem = "no result"
+	case env.Result.DeploymentID == "" && env.Result.Etag == "":
+		problem = "no version id"
+	default:
+		return cmp.Or(env.Result.DeploymentID, env.Result.Etag), nil
+	}
+	//lint:ignore ST1005 the message starts with a proper noun
+	return "", fmt.Errorf("Cloudflare answered the script upload with %s: whether the new version is live is unknown; run deploy again", problem)
 }
 
 // isRefusal reports whether err is Cloudflare's 4xx answer (or a rejected token).

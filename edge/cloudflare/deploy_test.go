@@ -906,3 +906,92 @@ func TestPlanReadsTheShards(t *testing.T) {
 		t.Errorf("a shard that is not the root's: %v, want a mismatch naming %s", err, shard.Path)
 	}
 }
+
+// TestAnswerTooLarge checks that an answer of Cloudflare's API that does not end is read no
+// further than MaxAnswer, on every kind of call (the SDK's and rawCall's), and retried like
+// a broken connection before the deploy fails with nothing live. Before, the SDK read it
+// all (13.5 GB of memory, or a crash).
+func TestAnswerTooLarge(t *testing.T) {
+	tests := []struct {
+		name  string
+		fault cftest.Fault
+	}{
+		{"the account's subdomain", cftest.Fault{Method: "GET", PathContains: "/workers/subdomain"}},
+		{"the upload session", cftest.Fault{PathContains: "assets-upload-session"}},
+		{"a bucket", cftest.Fault{PathContains: "/workers/assets/upload"}},
+		{"the script upload", cftest.Fault{Method: "PUT", PathContains: "/workers/scripts/"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := cftest.New(testToken, testAccount)
+			defer fake.Close()
+			tt.fault.Status, tt.fault.Endless, tt.fault.Times = 200, true, 1000
+			fake.Inject(tt.fault)
+			w := &waits{}
+			res, err := newDeployer(fake, &bytes.Buffer{}, w).Apply(t.Context(), newPlan(t, baseTree(t), cloudflare.Options{}))
+			var tooLarge *cloudflare.AnswerTooLargeError
+			if !errors.As(err, &tooLarge) || !strings.Contains(err.Error(), "giving up after 5 attempts") || !strings.Contains(err.Error(), "longer than 16 MiB") {
+				t.Fatalf("error %v, want an *AnswerTooLargeError after 5 attempts", err)
+			}
+			if len(w.d) < 4 || res != nil && res.VersionID != "" || fake.Script("numerology-api") != nil {
+				t.Errorf("%d waits, result %+v; want 4 retries (of each bucket in flight) and nothing live", len(w.d), res)
+			}
+		})
+	}
+}
+
+// TestScriptAnswerWithoutVersion checks that a script upload answered 2xx without success
+// or without a version fails the deploy instead of printing an empty version as live.
+func TestScriptAnswerWithoutVersion(t *testing.T) {
+	for _, body := range []string{
+		`{"success":false,"errors":[],"messages":[],"result":{"id":"numerology-api","etag":"e1"}}`,
+		`{"success":true,"errors":[],"messages":[],"result":null}`,
+		`{"success":true,"errors":[],"messages":[],"result":{"id":"numerology-api"}}`,
+	} {
+		t.Run(body, func(t *testing.T) {
+			fake := cftest.New(testToken, testAccount)
+			defer fake.Close()
+			fake.Inject(cftest.Fault{Method: "PUT", PathContains: "/workers/scripts/", Status: 200, Body: body, Times: 1})
+			res, err := newDeployer(fake, &bytes.Buffer{}, nil).Apply(t.Context(), newPlan(t, baseTree(t), cloudflare.Options{}))
+			if err == nil || !strings.Contains(err.Error(), "whether the new version is live is unknown; run deploy again") {
+				t.Fatalf("result %+v, error %v; want the deploy to fail saying so", res, err)
+			}
+		})
+	}
+}
+
+// TestRepeatedHashesUploadedOnce checks that a session answer listing a hash many times
+// (2,000 times here) sends it once and counts it once. Before, it was uploaded 2,000
+// times and the skipped count went negative.
+func TestRepeatedHashesUploadedOnce(t *testing.T) {
+	fake := cftest.New(testToken, testAccount)
+	defer fake.Close()
+	fake.EditBuckets = func(b [][]string) [][]string {
+		first := b[0][0]
+		repeated := make([]string, 2000)
+		for i := range repeated {
+			repeated[i] = first
+		}
+		return append([][]string{repeated[:1000], repeated[1000:]}, b...)
+	}
+	p := newPlan(t, baseTree(t), cloudflare.Options{})
+	var log bytes.Buffer
+	res, err := newDeployer(fake, &log, nil).Apply(t.Context(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total, byHash := fake.Uploads()
+	hashes := distinctHashes(p)
+	if total != len(hashes) || res.UploadedFiles != len(hashes) || res.SkippedFiles != len(p.Assets)-len(hashes) || res.SkippedBytes < 0 {
+		t.Errorf("the fake got %d parts, uploaded %d, skipped %d files (%d bytes); want %d, %d, %d", total, res.UploadedFiles, res.SkippedFiles, res.SkippedBytes, len(hashes), len(hashes), len(p.Assets)-len(hashes))
+	}
+	for h, n := range byHash {
+		if n != 1 {
+			t.Errorf("hash %s uploaded %d times", h, n)
+		}
+	}
+	if !strings.Contains(log.String(), "Cloudflare listed 2,000 hash(es) more than once; each file is sent once") {
+		t.Errorf("log:\n%s\nwant the repeated hashes noted", log.String())
+	}
+	checkLive(t, fake, p)
+}

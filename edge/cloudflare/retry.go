@@ -106,9 +106,13 @@ func (r Retry) backoff(err error, attempt int) (time.Duration, bool) {
 	if errors.Is(err, context.Canceled) {
 		return 0, false
 	}
-	// The caller's context is still live here, so a deadline is one attempt's timeout.
-	var netErr net.Error
-	if errors.As(err, &netErr) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+	// The caller's context is still live here, so a deadline is one attempt's timeout. An
+	// answer too long to read is taken for a broken connection too.
+	var (
+		netErr   net.Error
+		tooLarge *AnswerTooLargeError
+	)
+	if errors.As(err, &netErr) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.As(err, &tooLarge) {
 		return r.jitter(attempt), true
 	}
 	return 0, false
@@ -147,9 +151,15 @@ func (r Retry) jitter(attempt int) time.Duration {
 }
 
 func reason(err error) string {
-	var apiErr *workers.Error
+	var (
+		apiErr   *workers.Error
+		tooLarge *AnswerTooLargeError
+	)
 	if errors.As(err, &apiErr) {
 		return "HTTP " + strconv.Itoa(apiErr.StatusCode)
+	}
+	if errors.As(err, &tooLarge) {
+		return fmt.Sprintf("an answer over %d MiB", MaxAnswer>>20)
 	}
 	return "network error: " + err.Error()
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -56,6 +57,11 @@ type Target struct {
 	// status is checked then. Zero means the contract's 405. workerd, locally and on
 	// Cloudflare, answers 501 (cloudflare/workerd#6877), which no worker code can change.
 	UnregisteredMethodStatus int
+	// RawNonASCIIStatus, when not zero, is the status the target's HTTP parser itself gives a
+	// request target holding raw bytes beyond ASCII, before any code runs (Node's 400 in the
+	// worker's in-process harness). Zero: the contract's answer, as serve and workerd give it
+	// (workerd percent-encodes the bytes of a UTF-8 target).
+	RawNonASCIIStatus int
 }
 
 // Clock is a target's clock: Now reads it, Sleep waits d on it (at once, for a fake one that
@@ -90,6 +96,7 @@ func Run(t *testing.T, target Target) {
 		{"methods", s.methodCases()},
 		{"conditional", s.conditionalCases()},
 		{"preflight", s.preflightCases()},
+		{"encoding", s.encodingCases()},
 	}
 	if target.ClientHeader != "" && len(s.limitedPaths()) > 0 {
 		t.Run("exhaust a client for Retry-After", func(t *testing.T) {
@@ -112,6 +119,7 @@ func Run(t *testing.T, target Target) {
 		t.Run("missing file", s.testMissingFile)
 	}
 	t.Run("rate limit", s.testRateLimit)
+	t.Run("mcp", s.testMCP) // mcp.go
 }
 
 // suite is the state of one Run.
@@ -314,6 +322,7 @@ func (s *suite) routeCases() []tcase {
 		{name: "outside the prefix", path: p + "x", static: true, want: expect{status: 404}},
 		{name: "outside the prefix matrix", path: "/matrix/1/1/" + ys + "/unknown-page", static: true, want: expect{status: 404}},
 	}
+	cases = append(cases, s.badEscapeCases()...)
 	cases = append(cases, s.matrixRouteCases()...)
 	cases = append(cases, s.lifePathDateCases()...)
 	cases = append(cases, s.arcanaCases()...)
@@ -328,6 +337,7 @@ func (s *suite) routeCases() []tcase {
 		tcase{name: "positions two trailing slashes", path: p + "/positions//", want: notFound},
 	)
 	cases = append(cases, s.squareCases()...)
+	cases = append(cases, s.chartCases()...)
 	// Every life path number, and HEAD of each kind.
 	for _, n := range s.lifePathNumbers() {
 		cases = append(cases, tcase{name: "life-path " + strconv.Itoa(n), path: p + "/life-path/" + strconv.Itoa(n), want: s.lifePathExpect(n)})
@@ -343,6 +353,28 @@ func (s *suite) routeCases() []tcase {
 		cases = append(cases, c)
 	}
 	return cases
+}
+
+// badEscapeCases are paths with a "%" that starts no escape: routed like any other path
+// (docs/design.md §3), the fragment and the query ignored, where net/http alone would
+// refuse the whole target.
+func (s *suite) badEscapeCases() []tcase {
+	p := s.m.Edge.Prefix
+	ys := strconv.Itoa(s.year)
+	mx := func(rest string) string { return p + "/matrix" + rest }
+	return []tcase{
+		{name: "bad escape, alone", path: p + "/%", want: notFound},
+		{name: "bad escape, not hex", path: p + "/%zz", want: notFound},
+		{name: "bad escape, one digit", path: p + "/%2", want: notFound},
+		{name: "bad escape, at the end of a route", path: p + "/life-path%", want: notFound},
+		{name: "bad escape, a number", path: p + "/life-path/%", want: numberNotFound},
+		{name: "bad escape, a date", path: mx("/%zz/1/" + ys), want: invalidDate},
+		{name: "bad escape, a year", path: mx("/1/1/" + ys + "%"), want: invalidDate},
+		{name: "bad escape, in the fragment", path: p + "/life-path/7#%zz", want: s.lifePathExpect(7)},
+		{name: "bad escape, in the query", path: p + "/life-path/7?x=%zz", want: s.lifePathExpect(7)},
+		{name: "bad escape, in the query and the fragment", path: p + "/life-path/7?%#%zz", want: s.lifePathExpect(7)},
+		{name: "HEAD bad escape", method: http.MethodHead, path: mx("/%/1/" + ys), want: invalidDate},
+	}
 }
 
 // matrixRouteCases are the §3 cases of the matrix route.
@@ -431,9 +463,7 @@ func (s *suite) validNumbers(key string) []int {
 // ownerError is what a path that no route matches must answer: the error of the route
 // that owns it (manifest.EdgeConfig.Owner), else the edge's not-found error.
 func (s *suite) ownerError(raw string) expect {
-	if i := strings.IndexByte(raw, '?'); i >= 0 {
-		raw = raw[:i]
-	}
+	raw = pathOf(raw)
 	key := s.m.Edge.EdgeErrors.NotFound
 	if i := s.m.Edge.Owner(raw); i >= 0 && s.m.Edge.Routes[i].Error != "" {
 		key = s.m.Edge.Routes[i].Error
@@ -446,7 +476,7 @@ func (s *suite) ownerError(raw string) expect {
 // match (numeric segments of 1–9 digits) and whose types admit the parameters, else its
 // owner's error.
 func (s *suite) expectPath(raw string) expect {
-	p := strings.TrimSuffix(raw, "/")
+	p := strings.TrimSuffix(pathOf(raw), "/")
 	segs := strings.Split(p[len(s.m.Edge.Prefix):], "/")[1:]
 	for _, r := range s.m.Edge.Routes {
 		shape := strings.Split(r.Pattern[len(s.m.Edge.Prefix):], "/")[1:]
@@ -504,6 +534,8 @@ var routeKinds = map[string]int{
 	manifest.RouteCompatibility:  kindCompatibility,
 	manifest.RouteSquare:         kindSquare,
 	manifest.RouteSquareMeanings: kindSquareMeanings,
+	routeChart:                   kindChart, // chart.go
+	routeChartMeanings:           kindChartMeanings,
 }
 
 // rowExpect is the answer to a route's value (raw order): the file of its canonical form.
@@ -514,7 +546,7 @@ func (s *suite) rowExpect(r manifest.Route, vals []int) expect {
 	}
 	e := s.fileExpect(r.FilePath(c), routeKinds[r.Name])
 	switch e.kind {
-	case kindMatrix, kindLifePathDate, kindSquare:
+	case kindMatrix, kindLifePathDate, kindSquare, kindChart:
 		e.date = [3]int{c[0], c[1], c[2]}
 	case kindCompatibility:
 		e.pair = [2]int{c[0], c[1]}
@@ -582,7 +614,7 @@ func (s *suite) invalidSegments(r manifest.Route, valid []int) [][]string {
 			}
 			for i := range k {
 				for _, seg := range []string{"0", strconv.Itoa(outside), strconv.Itoa(p.Numbers[len(p.Numbers)-1] + 1),
-					"x", "%3" + strconv.Itoa(p.Numbers[0]%10), "-1", "+1", "1e1", "0000000001", ""} {
+					"x", "%3" + strconv.Itoa(p.Numbers[0]%10), "-1", "+1", "1e1", "0000000001", "", "%", "%zz", "1%"} {
 					with(i, seg)
 				}
 			}
@@ -590,7 +622,8 @@ func (s *suite) invalidSegments(r manifest.Route, valid []int) [][]string {
 			y := strconv.Itoa(s.year)
 			for _, d := range [][3]string{{"30", "2", y}, {"31", "4", y}, {"0", "1", y}, {"32", "1", y}, {"1", "0", y},
 				{"1", "13", y}, {"29", "2", "1900"}, {"31", "12", strconv.Itoa(p.FirstYear - 1)},
-				{"1", "1", strconv.Itoa(p.LastYear + 1)}, {"x", "1", y}, {"%31", "1", y}, {"1", "1", ""}} {
+				{"1", "1", strconv.Itoa(p.LastYear + 1)}, {"x", "1", y}, {"%31", "1", y}, {"1", "1", ""},
+				{"%zz", "1", y}, {"1", "%", y}, {"1", "1", y + "%2"}} {
 				segs := itoas(valid, "")
 				copy(segs[off:], d[:])
 				out = append(out, segs)
@@ -626,6 +659,7 @@ func (s *suite) tableCases() []tcase {
 			}
 			cases = append(cases,
 				tcase{name: name + " trailing slash", path: path + "/", want: want},
+				tcase{name: name + " fragment with a bad escape", path: path + "#%zz", want: want},
 				tcase{name: "HEAD " + name, method: http.MethodHead, path: path, want: want},
 				tcase{name: "OPTIONS " + name, method: http.MethodOptions, path: path, want: expect{status: 204}},
 				tcase{name: "304 " + name, path: path, header: map[string]string{"If-None-Match": etag}, want: notModified},
@@ -747,6 +781,7 @@ func (s *suite) methodCases() []tcase {
 		{"life-path", p + "/life-path/7"},
 		{"index", p},
 		{"unknown", p + "/unknown"},
+		{"bad escape", p + "/matrix/%zz/1/" + ys},
 	}
 	var cases []tcase
 	for _, m := range []string{"POST", "PUT", "DELETE", "PATCH", "PROPFIND", "MKCOL", "FOO"} {
@@ -809,10 +844,53 @@ func (s *suite) preflightCases() []tcase {
 		{"life-path", p + "/life-path/7"},
 		{"number not found", p + "/life-path/99"},
 		{"unknown", p + "/unknown"},
+		{"bad escape", p + "/%"},
+		{"bad escape in a route", p + "/arcana/%"},
+		{"bad escape in the fragment", p + "/arcana/1#%zz"},
 	} {
 		cases = append(cases, tcase{name: q.name, method: http.MethodOptions, path: q.path, header: h, want: pf})
 	}
 	cases = append(cases, tcase{name: "without CORS headers", method: http.MethodOptions, path: p + "/life-path", want: pf})
+	return cases
+}
+
+// encodingCases send Accept-Encoding as browsers and other clients do: every API answer is
+// identity-encoded whatever it says (docs/design.md §4), its raw bytes the tree's file
+// under the file's strong ETag (the suite's client never decodes a body: compression off,
+// the header sent as it is), and its header sets say Content-Encoding: identity.
+func (s *suite) encodingCases() []tcase {
+	p := s.m.Edge.Prefix
+	ys := strconv.Itoa(s.year)
+	matrix := s.matrixExpect(15, 5, s.year)
+	notModified := matrix
+	notModified.status = 304
+	etag := `"absent"`
+	if f, ok := s.files[matrix.file]; ok {
+		etag = f.ETag()
+	}
+	var cases []tcase
+	for _, ae := range []string{"gzip", "br", "identity", "*", "gzip, deflate, br, zstd", "br;q=1, gzip;q=0.8, identity;q=0", "*;q=0"} {
+		h := map[string]string{"Accept-Encoding": ae}
+		for _, c := range []tcase{
+			{name: "matrix", path: p + "/matrix/15/5/" + ys, want: matrix},
+			{name: "openapi", path: p + "/openapi.json", want: s.fileExpect(manifest.OpenAPIFile, kindOpenAPI)},
+			{name: "life-path list", path: p + "/life-path", want: s.fileExpect(manifest.ListFile, kindList)},
+			{name: "HEAD matrix", method: http.MethodHead, path: p + "/matrix/15/5/" + ys, want: matrix},
+			{name: "304 matrix", path: p + "/matrix/15/5/" + ys, header: map[string]string{"If-None-Match": etag}, want: notModified},
+			{name: "invalid date", path: p + "/matrix/30/2/" + ys, want: invalidDate},
+			{name: "not found", path: p + "/nope", want: notFound},
+			{name: "method not allowed", method: http.MethodDelete, path: p + "/life-path/7", want: notAllowed},
+			{name: "preflight", method: http.MethodOptions, path: p + "/life-path/7", want: expect{status: 204}},
+		} {
+			c.name = ae + ": " + c.name
+			c.header = maps.Clone(c.header)
+			if c.header == nil {
+				c.header = map[string]string{}
+			}
+			maps.Copy(c.header, h)
+			cases = append(cases, c)
+		}
+	}
 	return cases
 }
 
@@ -875,10 +953,15 @@ func (s *suite) send(t *testing.T, method, raw string, header map[string]string,
 }
 
 func (s *suite) rateLimited(raw string) bool {
-	if i := strings.IndexByte(raw, '?'); i >= 0 {
-		raw = raw[:i]
+	return s.m.Edge.RateLimited(pathOf(raw))
+}
+
+// pathOf is a raw target without its query and fragment.
+func pathOf(raw string) string {
+	if i := strings.IndexAny(raw, "?#"); i >= 0 {
+		return raw[:i]
 	}
-	return s.m.Edge.RateLimited(raw)
+	return raw
 }
 
 // sharedBudget keeps the suite's own matrix requests under the limit when every request
@@ -1129,10 +1212,10 @@ func (s *suite) testRateLimit(t *testing.T) {
 var tooMany = expect{status: 429, errKey: manifest.ErrTooManyRequests}
 
 // limitedPath is what the rate-limit tests send to one rate-limited route: paths the route
-// owns (a valid value, an invalid one, a malformed one).
+// owns (a valid value, an invalid one, a malformed one, one with a bad percent-escape).
 type limitedPath struct {
-	valid, invalid, malformed string
-	want                      expect // the answer to valid under the limit
+	valid, invalid, malformed, badEscape string
+	want                                 expect // the answer to valid under the limit
 }
 
 // limitedPaths are the paths of the rate-limited routes, in table order.
@@ -1144,10 +1227,11 @@ func (s *suite) limitedPaths() []limitedPath {
 		}
 		vals := s.sampleValues(r)[0]
 		x := make([]string, len(vals))
+		esc := make([]string, len(vals))
 		for i := range x {
-			x[i] = "x"
+			x[i], esc[i] = "x", "%zz"
 		}
-		lp := limitedPath{valid: routePath(r, itoas(vals, "")), malformed: routePath(r, x), want: s.rowExpect(r, vals)}
+		lp := limitedPath{valid: routePath(r, itoas(vals, "")), malformed: routePath(r, x), badEscape: routePath(r, esc), want: s.rowExpect(r, vals)}
 		lp.invalid = lp.malformed
 		if bad := s.invalidSegments(r, vals); len(bad) > 0 {
 			lp.invalid = routePath(r, bad[0])
@@ -1171,7 +1255,11 @@ func (s *suite) burst(t *testing.T, client string) time.Time {
 		case 0:
 			r = s.doRaw(t, http.MethodGet, lp.valid, client)
 		case 1:
-			r = s.doRaw(t, http.MethodGet, lp.invalid, client)
+			if i%8 == 1 {
+				r = s.doRaw(t, http.MethodGet, lp.invalid, client)
+			} else {
+				r = s.doRaw(t, http.MethodGet, lp.badEscape, client)
+			}
 		case 2:
 			r = s.doRaw(t, http.MethodPost, lp.malformed, client)
 		default:
@@ -1255,6 +1343,8 @@ func (s *suite) testLimitReached(t *testing.T) {
 		qs = append(qs,
 			query{http.MethodGet, lp.valid, tooMany},
 			query{http.MethodGet, lp.malformed, tooMany},
+			query{http.MethodGet, lp.badEscape, tooMany},
+			query{http.MethodGet, lp.valid + "#%zz", tooMany},
 			query{http.MethodDelete, lp.valid, tooMany},
 			query{http.MethodHead, lp.valid, tooMany},
 			query{http.MethodOptions, lp.valid, expect{status: 204}})
@@ -1407,6 +1497,10 @@ func (s *suite) checkBody(t *testing.T, what string, body []byte, want expect) {
 		s.checkSquare(t, what, body, want)
 	case kindSquareMeanings:
 		s.checkSquareMeanings(t, what, body)
+	case kindChart:
+		s.checkChart(t, what, body, want)
+	case kindChartMeanings:
+		s.checkChartMeanings(t, what, body)
 	}
 }
 
@@ -1441,7 +1535,7 @@ func (s *suite) checkLifePath(t *testing.T, what string, body []byte, want expec
 	t.Helper()
 	site := s.m.SiteURL
 	keysInOrder(t, what, body, "number", "archetype", "tagline", "short_description", "description", "traits",
-		"weaknesses", "career", "love", "advice", "famous_people", "source_url", "suggested_citation", "license",
+		"weaknesses", "career", "love", "advice", "famous_people", "source_url", "suggested_citation", "disclaimer", "license",
 		"license_url", "attribution", "attribution_html", "api_version")
 	var v map[string]any
 	if err := json.Unmarshal(body, &v); err != nil {
@@ -1485,7 +1579,7 @@ func (s *suite) checkLifePath(t *testing.T, what string, body []byte, want expec
 func (s *suite) checkMatrix(t *testing.T, what string, body []byte, want expect) {
 	t.Helper()
 	site := s.m.SiteURL
-	keysInOrder(t, what, body, "input", "matrix", "suggested_citation", "source_url", "details_url", "license",
+	keysInOrder(t, what, body, "input", "matrix", "suggested_citation", "source_url", "details_url", "disclaimer", "license",
 		"license_url", "attribution", "attribution_html", "api_version")
 	var v map[string]any
 	if err := json.Unmarshal(body, &v); err != nil {
@@ -1543,7 +1637,7 @@ func lifePathOf(d, m, y int) int {
 // number's item of the tree's list, its source and licence.
 func (s *suite) checkLifePathDate(t *testing.T, what string, body []byte, want expect) {
 	t.Helper()
-	keysInOrder(t, what, body, "input", "number", "life_path", "suggested_citation", "source_url", "license",
+	keysInOrder(t, what, body, "input", "number", "life_path", "suggested_citation", "source_url", "disclaimer", "license",
 		"license_url", "attribution", "attribution_html", "api_version")
 	var v struct {
 		Input    struct{ Day, Month, Year int } `json:"input"`
@@ -1587,7 +1681,7 @@ var positionKeys = []string{"personal", "social", "soul", "body", "spirit", "cen
 // checkPositions checks /positions: the 12 positions in the matrix record's order.
 func (s *suite) checkPositions(t *testing.T, what string, body []byte) {
 	t.Helper()
-	keysInOrder(t, what, body, "positions", "source_url", "suggested_citation", "license", "license_url", "attribution",
+	keysInOrder(t, what, body, "positions", "source_url", "suggested_citation", "disclaimer", "license", "license_url", "attribution",
 		"attribution_html", "api_version")
 	var v struct {
 		Positions []json.RawMessage `json:"positions"`
@@ -1618,7 +1712,7 @@ func (s *suite) checkPositions(t *testing.T, what string, body []byte) {
 func (s *suite) checkCompatibility(t *testing.T, what string, body []byte, want expect) {
 	t.Helper()
 	keysInOrder(t, what, body, "numbers", "level", "level_description", "summary", "strengths", "challenges", "advice",
-		"source_url", "suggested_citation", "license", "license_url", "attribution", "attribution_html", "api_version")
+		"source_url", "suggested_citation", "disclaimer", "license", "license_url", "attribution", "attribution_html", "api_version")
 	var v struct {
 		Numbers    []int    `json:"numbers"`
 		Level      string   `json:"level"`
@@ -1657,7 +1751,7 @@ func (s *suite) arcanaNumbers() []int {
 // checkArcanaList checks /arcana: the 22 arcana in order, briefly, with their URLs.
 func (s *suite) checkArcanaList(t *testing.T, what string, body []byte) {
 	t.Helper()
-	keysInOrder(t, what, body, "arcana", "source_url", "suggested_citation", "license", "license_url", "attribution",
+	keysInOrder(t, what, body, "arcana", "source_url", "suggested_citation", "disclaimer", "license", "license_url", "attribution",
 		"attribution_html", "api_version")
 	var v struct {
 		Arcana []json.RawMessage `json:"arcana"`
@@ -1694,7 +1788,7 @@ func (s *suite) checkArcanaList(t *testing.T, what string, body []byte) {
 func (s *suite) checkArcana(t *testing.T, what string, body []byte, want expect) {
 	t.Helper()
 	keysInOrder(t, what, body, "number", "name", "keyword", "emoji", "description", "source_url", "suggested_citation",
-		"license", "license_url", "attribution", "attribution_html", "api_version")
+		"disclaimer", "license", "license_url", "attribution", "attribution_html", "api_version")
 	var v map[string]any
 	if err := json.Unmarshal(body, &v); err != nil {
 		t.Fatalf("%s: %v", what, err)
@@ -1711,6 +1805,9 @@ func (s *suite) checkArcana(t *testing.T, what string, body []byte, want expect)
 
 func (s *suite) checkLicence(t *testing.T, what string, v map[string]any) {
 	t.Helper()
+	if d, _ := v["disclaimer"].(string); !strings.Contains(strings.ReplaceAll(d, "\u00a0", " "), "не наука") {
+		t.Errorf("%s: disclaimer %q: want the caveat that numerology is not a science", what, d)
+	}
 	equal(t, what, v, "license", "CC-BY 4.0")
 	equal(t, what, v, "license_url", "https://creativecommons.org/licenses/by/4.0/")
 	equal(t, what, v, "api_version", s.m.APIVersion)

@@ -98,7 +98,7 @@ var squareLines = []struct {
 func (s *suite) checkSquare(t *testing.T, what string, body []byte, want expect) {
 	t.Helper()
 	keysInOrder(t, what, body, "input", "working_numbers", "cells", "lines", "suggested_citation", "source_url",
-		"license", "license_url", "attribution", "attribution_html", "api_version")
+		"disclaimer", "license", "license_url", "attribution", "attribution_html", "api_version")
 	var v struct {
 		Input          struct{ Day, Month, Year int } `json:"input"`
 		WorkingNumbers []int                          `json:"working_numbers"`
@@ -204,7 +204,7 @@ func (s *suite) squareTexts(t *testing.T) []squareText {
 func (s *suite) checkSquareMeanings(t *testing.T, what string, body []byte) {
 	t.Helper()
 	keysInOrder(t, what, body, "layout", "bands", "cells", "lines", "suggested_citation", "source_url",
-		"license", "license_url", "attribution", "attribution_html", "api_version")
+		"disclaimer", "license", "license_url", "attribution", "attribution_html", "api_version")
 	var v struct {
 		Layout [][]int `json:"layout"`
 		Bands  []struct {

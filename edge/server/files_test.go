@@ -7,17 +7,19 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/opennumerology/numerology/edge/cloudflare"
 	"github.com/opennumerology/numerology/generator/manifest"
 )
 
 // TestLargeStaticRewritten rewrites a static file of more than 1 MiB at the same size: the
-// answer must carry the ETag of the bytes it sends, and an If-Range with the old ETag must
-// get the whole new file, not a range of the new bytes under the old validator. Before, the
-// manifest's ETag was sent for any file of the listed size, and If-Range spliced old and
-// new bytes.
+// answer must carry the ETag of the bytes it sends (the asset hash of its sha256), and a
+// Range with an If-Range of the old ETag must get the whole new file, not a range of the
+// new bytes under the old validator. Before, the manifest's ETag was sent for any file of
+// the listed size, and If-Range spliced old and new bytes.
 func TestLargeStaticRewritten(t *testing.T) {
 	dir := t.TempDir()
 	const name = "downloads/data.bin"
@@ -43,14 +45,14 @@ func TestLargeStaticRewritten(t *testing.T) {
 	}
 	first := get(t, h, "GET", "/"+name, nil)
 	oldETag := first.Header().Get("ETag")
-	if first.Code != 200 || oldETag != `"`+sha256Hex(before)+`"` || !bytes.Equal(first.Body.Bytes(), before) {
+	if first.Code != 200 || oldETag != assetHashETag(before, name) || !bytes.Equal(first.Body.Bytes(), before) {
 		t.Fatalf("before the rewrite: status %d, ETag %s", first.Code, oldETag)
 	}
 	if err := os.WriteFile(path, after, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	w := get(t, h, "GET", "/"+name, nil)
-	if got, want := w.Header().Get("ETag"), `"`+sha256Hex(after)+`"`; w.Code != 200 || got != want || !bytes.Equal(w.Body.Bytes(), after) {
+	if got, want := w.Header().Get("ETag"), assetHashETag(after, name); w.Code != 200 || got != want || !bytes.Equal(w.Body.Bytes(), after) {
 		t.Errorf("after the rewrite: status %d, ETag %s, want %s with the new bytes", w.Code, got, want)
 	}
 	w = get(t, h, "GET", "/"+name, map[string]string{"Range": "bytes=0-9", "If-Range": oldETag})
@@ -133,4 +135,36 @@ func TestManifestSizeNotAllocated(t *testing.T) {
 func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// assetHashETag is the ETag of a static file with content b at tree path name: the asset
+// hash numerology deploy registers for it (cloudflare.AssetHash), which Cloudflare's assets
+// answer as the ETag.
+func assetHashETag(b []byte, name string) string {
+	return `"` + cloudflare.AssetHash(sha256Hex(b), "/"+name) + `"`
+}
+
+// TestStaticETagIsAssetHash checks that a static file's ETag is the one Cloudflare's assets
+// answer it with once numerology deploy uploaded it (the asset hash, 32 hex digits), for a
+// page kept in memory and for a file streamed in chunks. Before, serve answered the file's
+// sha256, an ETag of another form than the worker's.
+func TestStaticETagIsAssetHash(t *testing.T) {
+	dir := t.TempDir()
+	large := bytes.Repeat([]byte("x"), maxHashedStatic+1)
+	m := testManifest(t, dir, map[string]string{"index.html": "<p>home", "downloads/data.bin": string(large)})
+	h, err := New(Options{Dir: dir, Manifest: m, NoReload: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	for target, body := range map[string][]byte{"/": []byte("<p>home"), "/downloads/data.bin": large} {
+		name := strings.TrimPrefix(target, "/")
+		if name == "" {
+			name = "index.html"
+		}
+		w := get(t, h, "GET", target, nil)
+		if got, want := w.Header().Get("ETag"), assetHashETag(body, name); w.Code != 200 || got != want {
+			t.Errorf("%s: status %d, ETag %s, want 200 and %s", target, w.Code, got, want)
+		}
+	}
 }

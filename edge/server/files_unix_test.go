@@ -15,16 +15,41 @@ import (
 	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
+// diskDir returns a new folder on a disk file system, removed when the test ends: under the
+// temporary folder the tests had before RunTests moved it to memory
+// (testsupport.DiskTempDir) when that is on a disk, else under this package's own folder.
+// A test of what a write through mmap shows needs a disk: tmpfs has no page_mkwrite, so such
+// a write moves no modification time there.
+func diskDir(t *testing.T) string {
+	t.Helper()
+	if dir := testsupport.DiskTempDir(t); !memoryFS(dir) {
+		return dir
+	}
+	dir, err := os.MkdirTemp(".", ".disk-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if memoryFS(dir) {
+		t.Fatalf("neither the temporary folder nor this package's folder (%s) is on a disk file system: run the test from a checkout on a disk", dir)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
+}
+
 // TestCachedBodyMmapWrite changes a cached record through mmap, which no file watch
 // reports: the next answer must not be the old body under the old ETag (the record no
 // longer matches its manifest, so 500). Before, the cached body was answered forever.
 //
 // The server sees the change by the file's modification time, which a write through mmap
 // moves on disk file systems but not on tmpfs (it has no page_mkwrite): so the tree is put on
-// the disk (testsupport.DiskTempDir), with only the files this test reads (the handler opens
-// files on demand).
+// a disk the test finds itself (diskDir: the temporary folder may be a tmpfs), with only the
+// files this test reads (the handler opens files on demand).
 func TestCachedBodyMmapWrite(t *testing.T) {
-	dir := filepath.Join(testsupport.DiskTempDir(t), "out")
+	dir := filepath.Join(diskDir(t), "out")
 	for _, rel := range []string{manifest.FileName, manifest.LifePathFile(7)} {
 		b, err := os.ReadFile(filepath.Join(sharedTree(t), filepath.FromSlash(rel)))
 		if err != nil {
@@ -71,7 +96,7 @@ func TestCachedBodyMmapWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	if fi, err := os.Stat(path); err != nil || !fi.ModTime().After(before.ModTime()) {
-		t.Fatalf("the write through mmap did not move the modification time of %s (%v): its file system cannot show the change to anyone; run the test with TMPDIR on a disk file system", path, err)
+		t.Fatalf("the write through mmap did not move the modification time of %s (%v): its file system cannot show the change to anyone", path, err)
 	}
 	w := get(t, h, "GET", target, nil)
 	if w.Code == 200 && w.Header().Get("ETag") == first.Header().Get("ETag") {
@@ -79,6 +104,59 @@ func TestCachedBodyMmapWrite(t *testing.T) {
 	}
 	if w.Code != 500 {
 		t.Errorf("after the mmap write: status %d, want 500 (the record differs from its manifest)", w.Code)
+	}
+}
+
+// TestStaticPageMmapWrites writes a cached page twice through one shared mapping. The first
+// write moves the file's modification time (on a disk); the second, to a page still dirty,
+// moves nothing, so the file's identity is unchanged: the page must still be answered with
+// its new bytes and their ETag within staticRecheck. Before, serve answered the bytes of
+// the first write, under their ETag, for as long as it ran (and on tmpfs, where no write
+// through mmap moves anything, the original bytes).
+func TestStaticPageMmapWrites(t *testing.T) {
+	dir := diskDir(t)
+	page := "<p>v0 " + strings.Repeat(".", 200)
+	m := testManifest(t, dir, map[string]string{"index.html": page})
+	path := filepath.Join(dir, "index.html")
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(Options{Dir: dir, Manifest: m, NoReload: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if w := get(t, h, "GET", "/", nil); w.Code != 200 || w.Body.String() != page {
+		t.Fatalf("before the writes: status %d %.20q", w.Code, w.Body)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := syscall.Mmap(int(f.Fd()), 0, len(page), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Munmap(data)
+	for _, v := range []byte{'1', '2'} {
+		before, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data[4] = v
+		want := "<p>v" + string(v) + page[5:]
+		after, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("write %c: modification time moved: %v", v, !after.ModTime().Equal(before.ModTime()))
+		time.Sleep(staticRecheck + 100*time.Millisecond)
+		w := get(t, h, "GET", "/", nil)
+		if w.Code != 200 || w.Body.String() != want || w.Header().Get("ETag") != assetHashETag([]byte(want), "index.html") {
+			t.Fatalf("after write %c: status %d, %.8q, ETag %s; want %.8q under its own ETag", v, w.Code, w.Body, w.Header().Get("ETag"), want)
+		}
 	}
 }
 

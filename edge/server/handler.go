@@ -8,7 +8,6 @@ package server
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -79,6 +78,8 @@ type Handler struct {
 	reloadMu sync.Mutex
 	// stopWatch stops the watch for regenerated trees.
 	stopWatch func()
+	// mcp is the MCP endpoint's state of the current tree (mcp.go).
+	mcp mcpCache
 }
 
 // New builds the handler of a tree. It does not read the files; see CheckTree. With
@@ -150,10 +151,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w = lw
 		defer func() {
 			h.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
-				slog.String("method", r.Method), slog.String("path", r.RequestURI),
+				slog.String("method", r.Method), slog.String("path", rawTarget(r)),
 				slog.Int("status", lw.status), slog.Int64("bytes", lw.bytes),
 				slog.String("client", r.RemoteAddr), slog.Duration("duration", time.Since(start)))
 		}()
+	}
+	t := h.cur.Load()
+	p := rawPath(r)
+	if p == manifest.MCPPath {
+		h.serveMCP(w, r, t) // docs/mcp.md
+		return
 	}
 	if r.ContentLength != 0 {
 		// No route reads a body. Closing the connection after the answer spares net/http
@@ -164,8 +171,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header()["Connection"] = []string{"close"}
 		http.NewResponseController(w).SetReadDeadline(time.Unix(1, 0))
 	}
-	t := h.cur.Load()
-	p := rawPath(r)
 	if !t.router.isAPI(p) {
 		h.serveStatic(w, r, t, p)
 		return
@@ -303,12 +308,6 @@ func (h *Handler) readRecord(t *tree, e *entry) ([]byte, fileID, error) {
 // that does not fit gets a buffer of its own.
 var bodyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
 
-// etagOf is the strong ETag of body.
-func etagOf(body []byte) []string {
-	sum := sha256.Sum256(body)
-	return []string{manifest.ETag(hex.EncodeToString(sum[:]))}
-}
-
 // writeError writes a prebuilt error answer. The tree holds every key a route or the edge
 // can name (the config is checked when the tree is loaded); any other is a 500.
 func writeError(w http.ResponseWriter, r *http.Request, t *tree, key string) {
@@ -349,9 +348,10 @@ func etagMatch(values []string, etag string) bool {
 
 // rawPath is the request target's path as the Workers runtime hands it to the worker: dot
 // segments and backslashes resolved as a URL parser does (resolvePath), nothing unescaped,
-// without the query and the fragment.
+// without the query and the fragment. The target is the client's own, also where net/http
+// was handed another (rawTarget).
 func rawPath(r *http.Request) string {
-	u := r.RequestURI
+	u := rawTarget(r)
 	if u == "" {
 		return r.URL.EscapedPath()
 	}

@@ -36,82 +36,102 @@ const (
 // here too; so is every rule after the 101st (Cloudflare stops reading at the path line
 // that follows 100 rules, but keeps the rule it was reading).
 func parseHeaderRules(text string) headerRules {
-	type pending struct {
-		path  string
-		set   []headerValue
-		unset []string
-	}
-	var order []string
-	byPath := map[string]*pending{}
-	var cur *pending
-	skip := false
-	pushed := 0
-	finish := func() {
-		if cur == nil || len(cur.set) == 0 && len(cur.unset) == 0 {
-			return
-		}
-		pushed++
-		// Rules are an object keyed by path: a repeated path replaces the earlier rule in
-		// the earlier one's place.
-		if _, ok := byPath[cur.path]; !ok {
-			order = append(order, cur.path)
-		}
-		byPath[cur.path] = cur
-	}
+	f := &headerFile{byPath: map[string]*pendingRule{}}
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
-		if line == "" || line[0] == '#' || len(line) > maxHeaderLineLength {
-			continue
-		}
-		if looksLikePath(line) {
-			skip = false
-			if pushed >= maxHeaderRules {
-				break // the rule being read is still kept: Cloudflare's parser does the same
+		switch {
+		case line == "" || line[0] == '#' || len(line) > maxHeaderLineLength:
+		case looksLikePath(line):
+			if f.finished >= maxHeaderRules {
+				f.finish() // the rule being read is still kept: Cloudflare's parser does the same
+				return f.rules()
 			}
-			finish()
-			cur = nil
-			path, ok := rulePath(line)
-			if !ok || strings.Count(path, "*") > 1 || strings.Contains(path, "*") && hasSplat(path) {
-				skip = true
-				continue
-			}
-			cur = &pending{path: path}
-			continue
-		}
-		if skip || cur == nil {
-			continue
-		}
-		name, value, ok := strings.Cut(line, ":")
-		if !ok {
-			if rest, ok := strings.CutPrefix(line, "! "); ok {
-				cur.unset = append(cur.unset, rest)
-			}
-			continue
-		}
-		name = strings.ToLower(strings.TrimSpace(name))
-		value = strings.TrimSpace(value)
-		if name == "" || value == "" || strings.Contains(name, " ") {
-			continue
-		}
-		appended := false
-		for i := range cur.set {
-			if cur.set[i].name == name {
-				cur.set[i].value += ", " + value
-				appended = true
-			}
-		}
-		if !appended {
-			cur.set = append(cur.set, headerValue{name, value})
+			f.startRule(line)
+		case f.cur != nil:
+			f.cur.addLine(line)
 		}
 	}
-	finish()
+	f.finish()
+	return f.rules()
+}
+
+// headerFile is a _headers file being read: its rules by path, in the order their paths
+// first came, and the rule being read (nil after a path line Cloudflare refuses).
+type headerFile struct {
+	order    []string
+	byPath   map[string]*pendingRule
+	cur      *pendingRule
+	finished int
+}
+
+// pendingRule is a rule being read: its path and the headers it sets and removes.
+type pendingRule struct {
+	path  string
+	set   []headerValue
+	unset []string
+}
+
+// startRule finishes the rule being read and starts the one of a path line; a path
+// Cloudflare refuses (another scheme, a port, two wildcards, "*" beside ":splat") starts
+// none, and the header lines under it are ignored.
+func (f *headerFile) startRule(line string) {
+	f.finish()
+	f.cur = nil
+	path, ok := rulePath(line)
+	if !ok || strings.Count(path, "*") > 1 || strings.Contains(path, "*") && hasSplat(path) {
+		return
+	}
+	f.cur = &pendingRule{path: path}
+}
+
+// finish keeps the rule being read, unless it has no headers. Rules are an object keyed by
+// path: a repeated path replaces the earlier rule in the earlier one's place.
+func (f *headerFile) finish() {
+	if f.cur == nil || len(f.cur.set) == 0 && len(f.cur.unset) == 0 {
+		return
+	}
+	f.finished++
+	if _, ok := f.byPath[f.cur.path]; !ok {
+		f.order = append(f.order, f.cur.path)
+	}
+	f.byPath[f.cur.path] = f.cur
+}
+
+// addLine reads a header line of the rule: "Name: value" sets a header (a second value of
+// a name is appended to the first with ", "), "! Name" removes one; anything else is
+// ignored.
+func (r *pendingRule) addLine(line string) {
+	name, value, ok := strings.Cut(line, ":")
+	if !ok {
+		if rest, ok := strings.CutPrefix(line, "! "); ok {
+			r.unset = append(r.unset, rest)
+		}
+		return
+	}
+	name = strings.ToLower(strings.TrimSpace(name))
+	value = strings.TrimSpace(value)
+	if name == "" || value == "" || strings.Contains(name, " ") {
+		return
+	}
+	for i := range r.set {
+		if r.set[i].name == name {
+			r.set[i].value += ", " + value
+			return
+		}
+	}
+	r.set = append(r.set, headerValue{name, value})
+}
+
+// rules compiles the rules kept, in order; Cloudflare drops a rule whose pattern does not
+// compile.
+func (f *headerFile) rules() headerRules {
 	var rules headerRules
-	for _, p := range order {
+	for _, p := range f.order {
 		r, ok := compileHeaderRule(p)
 		if !ok {
-			continue // Cloudflare drops a rule whose pattern does not compile
+			continue
 		}
-		r.set, r.unset = byPath[p].set, byPath[p].unset
+		r.set, r.unset = f.byPath[p].set, f.byPath[p].unset
 		rules = append(rules, r)
 	}
 	return rules

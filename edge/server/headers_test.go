@@ -86,7 +86,8 @@ func TestURLPathname(t *testing.T) {
 		"/a{b}^c":                "/a%7Bb%7D%5Ec",
 		"/a%7Bb":                 "/a%7Bb",
 		"/a|b[c]":                "/a|b[c]",
-		"/п":                     "/п",
+		"/п":                     "/%D0%BF",
+		"/\xff":                  "/%FF",
 		"*":                      "*",
 	} {
 		if got := urlPathname(in); got != want {

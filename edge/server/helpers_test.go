@@ -1,7 +1,7 @@
 package server
 
 import (
-	"net/http/httptest"
+	"net"
 	"os"
 	"slices"
 	"strings"
@@ -73,10 +73,16 @@ func newWindowHandler(t testing.TB, dir string, now func() time.Time, window tim
 	return h
 }
 
-// startServer serves h on 127.0.0.1:0 until the test ends.
+// startServer serves h on 127.0.0.1:0 as serve does (HTTPServer: its listener, timeouts
+// and connection limit) until the test ends.
 func startServer(t testing.TB, h *Handler) string {
 	t.Helper()
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return srv.URL
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := NewHTTPServer(h, ServerOptions{MaxConns: 1024, IPv6Bits: 64})
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return "http://" + ln.Addr().String()
 }

@@ -230,20 +230,32 @@ func (s *limiterShard) sweep(now, window int64) {
 	}
 }
 
-// nat64 is the well-known NAT64 prefix (RFC 6052): an address in it is an IPv4 client
-// reached over IPv6, with its IPv4 address in the last 32 bits.
-var nat64 = netip.MustParsePrefix("64:ff9b::/96")
+// Translation prefixes (docs/design.md §3): an address in nat64 (RFC 6052) or siit (the
+// IPv4-translated addresses of RFC 2765) is an IPv4 client seen through a translator, its
+// IPv4 address in the last 32 bits; an address in localNAT64 (RFC 8215) is one too, but the
+// operator's prefix length (/48 to /96) decides where its IPv4 address sits, so the whole
+// address is the key. Keyed by /64, each would put every IPv4 client behind the
+// translator into one budget.
+var (
+	nat64      = netip.MustParsePrefix("64:ff9b::/96")
+	siit       = netip.MustParsePrefix("::ffff:0:0:0/96")
+	localNAT64 = netip.MustParsePrefix("64:ff9b:1::/48")
+)
 
 // ClientKey returns the limiter key of an address (docs/design.md §3): an IPv4 client,
-// also written as an IPv4-mapped (::ffff:0:0/96) or NAT64 (64:ff9b::/96) IPv6 address, by
-// its IPv4 address; any other IPv6 address by its first ipv6Bits bits, zone dropped.
+// also written as an IPv4-mapped (::ffff:0:0/96), NAT64 (64:ff9b::/96) or SIIT
+// (::ffff:0:0:0/96) IPv6 address, by its IPv4 address; an address of the local-use
+// translation prefix 64:ff9b:1::/48 by itself; any other IPv6 address by its first
+// ipv6Bits bits, zone dropped.
 func ClientKey(a netip.Addr, ipv6Bits int) netip.Addr {
 	a = a.Unmap().WithZone("")
-	if nat64.Contains(a) {
+	switch {
+	case nat64.Contains(a), siit.Contains(a):
 		b := a.As16()
 		return netip.AddrFrom4([4]byte(b[12:]))
-	}
-	if a.Is6() {
+	case localNAT64.Contains(a):
+		return a
+	case a.Is6():
 		if p, err := a.Prefix(ipv6Bits); err == nil {
 			return p.Addr()
 		}

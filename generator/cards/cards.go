@@ -154,6 +154,24 @@ func face(f *sfnt.Font, size float64) font.Face {
 	return fc
 }
 
+// Drawable reports whether the cards' fonts have a glyph for r: Go Regular, Medium and Bold
+// cover the same 709 characters (Latin, Greek, Cyrillic and common punctuation and symbols;
+// not U+202F, U+2011, combining marks or emoji). The content loader checks the fields a card
+// shows with it (generator.ContentRules).
+func Drawable(r rune) bool {
+	fs, err := loadFonts()
+	if err != nil {
+		return false
+	}
+	var buf sfnt.Buffer
+	for _, f := range []*sfnt.Font{fs.regular, fs.medium, fs.bold} {
+		if x, err := f.GlyphIndex(&buf, r); err != nil || x == 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // missingGlyphs returns the runes of s (besides spaces a line breaks at) that f has no
 // glyph for.
 func missingGlyphs(f *sfnt.Font, s string) []rune {

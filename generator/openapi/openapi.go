@@ -231,6 +231,8 @@ func schemaOf(t reflect.Type, comps Obj, extras map[string]Obj) Obj {
 		return Obj{"type": "string"}
 	case reflect.Int, reflect.Int64, reflect.Int32:
 		return Obj{"type": "integer"}
+	case reflect.Float64:
+		return Obj{"type": "number"}
 	case reflect.Bool:
 		return Obj{"type": "boolean"}
 	case reflect.Slice, reflect.Array:
@@ -310,6 +312,7 @@ func (b *Builder) buildHeaders() {
 		"X-API-License":                 "Лицензия данных (SPDX)",
 		"X-Content-Type-Options":        "Запрет угадывания типа содержимого",
 		"Cache-Control":                 "Правила кеширования",
+		"Content-Encoding":              "Тело не сжато: его байты — те, чей sha256 в ETag",
 		"Allow":                         "Поддерживаемые методы",
 	}
 	sets := []map[string]string{h.Common, h.Preflight, h.NotModified}

@@ -2,25 +2,27 @@ package pack
 
 import (
 	"archive/tar"
-	"archive/zip"
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"iter"
+	"math"
 	"os"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 
-	json "github.com/goccy/go-json"
 	kgzip "github.com/klauspost/compress/gzip"
 
 	"github.com/opennumerology/numerology/generator"
+	"github.com/opennumerology/numerology/internal/humanize"
 )
 
 // Problem is one thing wrong with an archive, of the kinds generator.Verify reports
@@ -40,29 +42,82 @@ type ArchiveReport struct {
 	Format   string // TarGz or Zip
 	Top      string // the top folder
 	Files    int    // regular files read
+	Expanded int64  // bytes expanded out of the archive's compression while checking it
+	// Problems are the first MaxProblems problems found, sorted by path; More counts the
+	// others, which are not kept.
 	Problems []Problem
+	More     int
 }
 
 // ErrNotArchive is returned for a file that is neither a gzip'd tar nor a zip.
 var ErrNotArchive = errors.New("not a .tar.gz or .zip archive")
 
-type archFile struct {
-	size int64
-	sum  string
+// Bounds on what VerifyArchive holds in memory and expands, whatever the archive claims or
+// expands to.
+const (
+	// MaxKeptEntry is the largest SHA256SUMS or datapackage.json read into memory; a larger
+	// one is a problem of the archive. Both are read from memory line by line or resource by
+	// resource, never copied into a value per line.
+	MaxKeptEntry = 64 << 20
+	// MaxEntries is the most entries checked, with room for more date routes than the
+	// full dataset has.
+	MaxEntries = 1 << 19
+	// MaxEntryName is the longest entry name accepted; the dataset's are under 100 bytes.
+	MaxEntryName = 1024
+	// MaxExpanded is the most bytes expanded out of an archive's compression, all entries
+	// together: over three times the 636 MB of the full dataset's .tar.gz. Reading stops there, so an
+	// archive that expands without end (a bomb, or zip entries sharing their bytes) costs
+	// seconds, not hours.
+	MaxExpanded = 2 << 30
+	// MaxProblems is the most problems a report lists; the others are counted.
+	MaxProblems = 100
+)
+
+// maxExpanded is MaxExpanded, lowered by tests.
+var maxExpanded int64 = MaxExpanded
+
+// nameKey stands for an entry's name: the first 16 bytes of its sha256, so that what is
+// kept per entry does not grow with the name.
+type nameKey [16]byte
+
+func keyOf[S string | []byte](name S) nameKey {
+	s := sha256.Sum256([]byte(name))
+	return nameKey(s[:16])
+}
+
+// entryRec is what is kept of a regular file of the archive: 64 bytes, whatever its name.
+type entryRec struct {
+	key    nameKey
+	sum    [sha256.Size]byte
+	size   int64
+	ord    int32 // its place among the archive's entries, to find its name again
+	broken bool  // unreadable or refused, and reported so: not compared
+	listed bool  // SHA256SUMS lists it
 }
 
 type archiveCheck struct {
 	rep      *ArchiveReport
-	files    map[string]archFile
-	keep     map[string][]byte // SHA256SUMS and datapackage.json
-	broken   map[string]bool   // files already reported as unreadable
+	entries  []entryRec
+	index    map[nameKey]int32 // into entries
+	sums     []byte            // SHA256SUMS, when read whole
+	pkg      []byte            // datapackage.json, when read whole
+	stopped  bool              // reading stopped before the end of the archive
+	limit    int64             // of Expanded
 	progress func(done, total int)
 	total    int
 }
 
+// add records a problem, or only counts it once MaxProblems are kept.
 func (c *archiveCheck) add(kind, p, format string, args ...any) {
+	if len(c.rep.Problems) >= MaxProblems {
+		c.rep.More++
+		return
+	}
 	c.rep.Problems = append(c.rep.Problems, Problem{Kind: kind, Path: p, Detail: fmt.Sprintf(format, args...)})
 }
+
+// full reports whether a new problem would only be counted.
+func (c *archiveCheck) full() bool { return len(c.rep.Problems) >= MaxProblems }
 
 // VerifyArchive checks a dataset archive (.tar.gz or .zip, told apart by content): every
 // file against SHA256SUMS (missing, extra or different files), and every resource of
@@ -81,14 +136,18 @@ func VerifyArchive(ctx context.Context, file string, onProgress func(done, total
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	c := &archiveCheck{rep: &ArchiveReport{}, files: map[string]archFile{}, keep: map[string][]byte{}, broken: map[string]bool{}, progress: onProgress}
+	c := &archiveCheck{rep: &ArchiveReport{}, index: map[nameKey]int32{}, limit: maxExpanded, progress: onProgress}
+	var names func(ctx context.Context, ords []int32) (map[int32]string, error)
 	switch {
 	case magic[0] == 0x1f && magic[1] == 0x8b:
 		c.rep.Format = TarGz
 		err = c.readTarGz(ctx, f)
+		names = func(ctx context.Context, ords []int32) (map[int32]string, error) { return c.tarNames(ctx, f, ords) }
 	case string(magic[:]) == "PK\x03\x04":
 		c.rep.Format = Zip
-		err = c.readZip(ctx, f)
+		var d *zipDir
+		d, err = c.readZip(ctx, f)
+		names = func(_ context.Context, ords []int32) (map[int32]string, error) { return zipNames(d, ords) }
 	default:
 		return nil, fmt.Errorf("%s: %w", file, ErrNotArchive)
 	}
@@ -98,9 +157,11 @@ func VerifyArchive(ctx context.Context, file string, onProgress func(done, total
 	if onProgress != nil {
 		onProgress(c.rep.Files, max(c.total, c.rep.Files))
 	}
-	c.checkSums()
+	if err := c.checkSums(ctx, names); err != nil {
+		return nil, err
+	}
 	c.checkDataPackage()
-	slices.SortFunc(c.rep.Problems, func(a, b Problem) int {
+	slices.SortStableFunc(c.rep.Problems, func(a, b Problem) int {
 		if x := strings.Compare(a.Path, b.Path); x != 0 {
 			return x
 		}
@@ -132,48 +193,90 @@ func (c *archiveCheck) name(full string) (string, bool) {
 	return rel, true
 }
 
-// Bounds on what VerifyArchive holds in memory, whatever the archive claims or expands to.
-const (
-	// MaxKeptEntry is the largest SHA256SUMS or datapackage.json read into memory; a larger
-	// one is a problem of the archive; it holds the SHA256SUMS lines of MaxEntries files.
-	MaxKeptEntry = 64 << 20
-	// MaxEntries is the most entries checked, with room for more date routes than the
-	// full dataset has.
-	MaxEntries = 1 << 19
-	// MaxEntryName is the longest entry name accepted; the dataset's are under 100 bytes.
-	MaxEntryName = 1024
-)
+// errBudget ends a read past the expansion budget.
+var errBudget = errors.New("expansion budget spent")
 
-// file records a regular file's size and sha256, read from r. SHA256SUMS and
-// datapackage.json are also kept, up to MaxKeptEntry bytes.
-func (c *archiveCheck) file(rel string, r io.Reader) error {
+// budgeted counts what r expands against the budget, and fails past it.
+type budgeted struct {
+	r io.Reader
+	c *archiveCheck
+}
+
+func (b budgeted) Read(p []byte) (int, error) {
+	left := b.c.limit - b.c.rep.Expanded
+	if left < 0 {
+		return 0, errBudget
+	}
+	if int64(len(p)) > left+1 { // one byte past the budget tells a longer stream from one that ends there
+		p = p[:left+1]
+	}
+	n, err := b.r.Read(p)
+	b.c.rep.Expanded += int64(n)
+	if b.c.rep.Expanded > b.c.limit {
+		return n, errBudget
+	}
+	return n, err
+}
+
+// stop records why reading stopped at entry p. It is listed even past MaxProblems: it says
+// what the rest of the report is worth.
+func (c *archiveCheck) stop(p, format string, args ...any) {
+	c.stopped = true
+	c.rep.Problems = append(c.rep.Problems, Problem{Kind: ProblemInvalid, Path: p, Detail: fmt.Sprintf(format, args...)})
+}
+
+// readError records an error reading entry p (or the archive after it); a spent budget
+// stops reading.
+func (c *archiveCheck) readError(p string, err error, what string) {
+	if errors.Is(err, errBudget) {
+		c.stop(p, "the archive expands to more than %s MiB, more than any dataset; reading stopped here, the rest is not checked", humanize.Count(c.limit>>20))
+		return
+	}
+	c.add(ProblemCorrupt, p, "%s: %v", what, err)
+}
+
+// file records a regular file's size and sha256, read from r, which holds the size bytes
+// the archive's header says. SHA256SUMS and datapackage.json are also kept, in a buffer of
+// their size: one over MaxKeptEntry is a problem, not read. A later copy of a name already
+// read is reported and not read.
+func (c *archiveCheck) file(rel string, ord int, size int64, r io.Reader) error {
+	key := keyOf(rel)
+	if _, dup := c.index[key]; dup {
+		c.add(ProblemInvalid, rel, "appears more than once in the archive; only the first copy is checked")
+		return nil
+	}
+	rec := entryRec{key: key, ord: int32(ord)}
+	defer func() {
+		c.index[key] = int32(len(c.entries))
+		c.entries = append(c.entries, rec)
+	}()
 	h := sha256.New()
 	var keep *bytes.Buffer
 	w := io.Writer(h)
 	if rel == SumsFile || rel == DataPackageFile {
-		keep = &bytes.Buffer{}
+		if size > MaxKeptEntry {
+			// An archive whose listing expands to gigabytes is a bomb, not a dataset.
+			c.add(ProblemInvalid, rel, "larger than %d MiB (the archive says %s bytes), which no dataset's %s is; not checked", MaxKeptEntry>>20, humanize.Count(size), rel)
+			rec.broken = true
+			return nil
+		}
+		keep = bytes.NewBuffer(make([]byte, 0, size))
 		w = io.MultiWriter(h, keep)
-		r = io.LimitReader(r, MaxKeptEntry+1)
+		r = io.LimitReader(r, size+1) // the archive's readers hold an entry to its size; this holds the buffer to it too
 	}
 	n, err := io.Copy(w, r)
 	if err != nil {
+		rec.broken = true
 		return err
 	}
-	if n > MaxKeptEntry {
-		// Not read further: an archive whose listing expands to gigabytes is a bomb, not a dataset.
-		c.add(ProblemInvalid, rel, "larger than %d MiB, which no dataset's %s is; not read", MaxKeptEntry>>20, rel)
-		c.broken[rel] = true
-		return nil
-	}
-	if _, dup := c.files[rel]; dup {
-		c.add(ProblemInvalid, rel, "appears more than once in the archive")
-	}
-	c.files[rel] = archFile{n, hex.EncodeToString(h.Sum(nil))}
-	if keep != nil {
-		c.keep[rel] = keep.Bytes()
-		if rel == SumsFile {
-			c.total = bytes.Count(keep.Bytes(), []byte("\n")) + 1
-		}
+	rec.size = n
+	h.Sum(rec.sum[:0])
+	switch rel {
+	case SumsFile:
+		c.sums = keep.Bytes()
+		c.total = bytes.Count(c.sums, []byte("\n")) + 1
+	case DataPackageFile:
+		c.pkg = keep.Bytes()
 	}
 	c.rep.Files++
 	if c.progress != nil && c.rep.Files%1000 == 0 {
@@ -182,15 +285,27 @@ func (c *archiveCheck) file(rel string, r io.Reader) error {
 	return nil
 }
 
-func (c *archiveCheck) readTarGz(ctx context.Context, f *os.File) error {
+// openTarGz reads the .tar.gz f from its start, counting what it expands against the
+// budget.
+func (c *archiveCheck) openTarGz(f *os.File) (*tar.Reader, error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
 	gz, err := kgzip.NewReader(bufio.NewReaderSize(f, 1<<20))
 	if err != nil {
-		return fmt.Errorf("%s: %w", f.Name(), ErrNotArchive)
+		return nil, fmt.Errorf("%s: %w", f.Name(), ErrNotArchive)
 	}
-	tr := tar.NewReader(gz)
+	return tar.NewReader(budgeted{gz, c}), nil
+}
+
+func (c *archiveCheck) readTarGz(ctx context.Context, f *os.File) error {
+	tr, err := c.openTarGz(f)
+	if err != nil {
+		return err
+	}
 	last := "(start of the archive)"
-	for n := 0; ; n++ {
-		if n%1024 == 0 {
+	for ord := 0; ; ord++ {
+		if ord%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -199,13 +314,14 @@ func (c *archiveCheck) readTarGz(ctx context.Context, f *os.File) error {
 		if err == io.EOF {
 			return nil
 		}
-		if err == nil && n == MaxEntries {
-			c.add(ProblemInvalid, last, "the archive has more than %d entries; the rest is not checked", MaxEntries)
+		if err == nil && ord == MaxEntries {
+			c.stop(last, "the archive has more than %s entries; the rest is not checked", humanize.Count(MaxEntries))
 			return nil
 		}
 		if err != nil {
 			// The stream is broken: nothing after this point can be read.
-			c.add(ProblemCorrupt, last, "the archive cannot be read after this entry: %v", err)
+			c.stopped = true
+			c.readError(last, err, "the archive cannot be read after this entry")
 			return nil
 		}
 		rel, ok := c.name(h.Name)
@@ -221,79 +337,227 @@ func (c *archiveCheck) readTarGz(ctx context.Context, f *os.File) error {
 			continue
 		}
 		last = rel
-		if err := c.file(rel, tr); err != nil {
-			c.add(ProblemCorrupt, rel, "cannot be read: %v", err)
-			c.broken[rel] = true
+		if err := c.file(rel, ord, h.Size, tr); err != nil {
+			c.stopped = true
+			c.readError(rel, err, "cannot be read")
 			return nil
 		}
 	}
 }
 
-func (c *archiveCheck) readZip(ctx context.Context, f *os.File) error {
+// tarNames reads the .tar.gz again for the names of the entries at ords (sorted), which
+// were not kept; it expands no more than the first reading did.
+func (c *archiveCheck) tarNames(ctx context.Context, f *os.File, ords []int32) (map[int32]string, error) {
+	names := make(map[int32]string, len(ords))
+	if len(ords) == 0 {
+		return names, nil
+	}
+	pass := &archiveCheck{rep: &ArchiveReport{}, limit: c.rep.Expanded}
+	tr, err := pass.openTarGz(f)
+	if err != nil {
+		return nil, err
+	}
+	for ord := int32(0); ord <= ords[len(ords)-1]; ord++ {
+		if ord%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		h, err := tr.Next()
+		if err != nil {
+			return nil, fmt.Errorf("%s: read again for names: %w", f.Name(), err)
+		}
+		if _, ok := slices.BinarySearch(ords, ord); ok {
+			_, rel, _ := strings.Cut(strings.TrimSuffix(h.Name, "/"), "/")
+			names[ord] = rel
+		}
+	}
+	return names, nil
+}
+
+// readZip checks the entries of a zip, reading its central directory one record at a time.
+// Entries whose bytes overlap another's or the central directory are refused unread.
+func (c *archiveCheck) readZip(ctx context.Context, f *os.File) (*zipDir, error) {
 	fi, err := f.Stat()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	zr, err := zip.NewReader(f, fi.Size())
+	d, err := openZipDir(f, fi.Size())
 	if err != nil {
-		return fmt.Errorf("%s: %w: %v", f.Name(), ErrNotArchive, err)
+		return nil, fmt.Errorf("%s: %w: %v", f.Name(), ErrNotArchive, err)
 	}
-	files := zr.File
-	if len(files) > MaxEntries {
-		c.add(ProblemInvalid, "(the archive)", "%d entries, more than %d; only the first %d are checked", len(files), MaxEntries, MaxEntries)
-		files = files[:MaxEntries]
+	overlaps, more, err := c.zipOverlaps(ctx, d)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
 	}
-	c.total = len(files)
-	for i, zf := range files {
-		if i%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %v", f.Name(), ErrNotArchive, err)
+	}
+	c.total = len(overlaps)
+	_, err = d.each(MaxEntries, func(ord int, e *zipEntry) bool {
+		if ord%1024 == 0 && ctx.Err() != nil {
+			return false
 		}
-		rel, ok := c.name(zf.Name)
-		if !ok {
-			continue
-		}
+		rel, ok := c.name(e.name)
 		switch {
-		case zf.Mode().IsDir():
-			continue
-		case !zf.Mode().IsRegular():
+		case !ok || e.mode.IsDir():
+			return true
+		case !e.mode.IsRegular():
 			c.add(ProblemInvalid, rel, "not a regular file or directory")
-			continue
+			return true
 		}
-		err := func() error {
-			r, err := zf.Open()
-			if err != nil {
-				return err
+		_, data, end, err := d.span(e)
+		if err == nil && overlaps[ord] != noOverlap {
+			c.refuseOverlap(rel, ord, e, end, overlaps[ord])
+			return true
+		}
+		if err == nil {
+			var rc io.ReadCloser
+			if rc, err = d.open(e, data); err == nil {
+				err = c.file(rel, ord, int64(min(e.usize, math.MaxInt64)), budgeted{rc, c})
+				rc.Close()
 			}
-			defer r.Close()
-			return c.file(rel, r)
-		}()
+		}
 		if err != nil {
-			c.add(ProblemCorrupt, rel, "cannot be read: %v", err)
-			c.broken[rel] = true
+			c.brokenEntry(rel, ord)
+			c.readError(rel, err, "cannot be read")
+			return !c.stopped
 		}
+		return true
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	return nil
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %v", f.Name(), ErrNotArchive, err)
+	}
+	if more {
+		c.stop("(the archive)", "more than %s entries; only the first %[1]s are checked", humanize.Count(MaxEntries))
+	}
+	return d, nil
 }
 
-// ParseSums parses SHA256SUMS: lines "<64 hex>  <path>". It returns the sums by path and a
-// description of each malformed line.
-func ParseSums(b []byte) (map[string]string, []string) {
-	sums := map[string]string{}
-	var bad []string
-	for i, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
-		sum, name, ok := strings.Cut(line, "  ")
-		if !ok || !isHex64(sum) || name == "" {
-			bad = append(bad, "line "+strconv.Itoa(i+1)+": not \"<sha256 hex>  <path>\"")
-			continue
-		}
-		sums[name] = sum
+// noOverlap marks an entry that overlaps nothing; centralDirectory stands for the central
+// directory as what an entry overlaps.
+const (
+	noOverlap        = -2
+	centralDirectory = -1
+)
+
+// zipOverlaps finds, for each of the first MaxEntries records, another entry or the
+// central directory that its bytes (local header to the end of its data) overlap, and
+// whether the directory holds more records. Only regular files with a name within bounds
+// are placed: nothing else is read.
+func (c *archiveCheck) zipOverlaps(ctx context.Context, d *zipDir) ([]int32, bool, error) {
+	type span struct {
+		start, end int64
+		ord        int32
 	}
-	return sums, bad
+	spans := []span{{d.off, d.off + d.len, centralDirectory}}
+	var overlaps []int32
+	more, err := d.each(MaxEntries, func(ord int, e *zipEntry) bool {
+		if ord%1024 == 0 && ctx.Err() != nil {
+			return false
+		}
+		overlaps = append(overlaps, noOverlap)
+		if !e.mode.IsRegular() || len(e.name) > MaxEntryName {
+			return true
+		}
+		if start, _, end, err := d.span(e); err == nil {
+			spans = append(spans, span{start, end, int32(ord)})
+		}
+		return true
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	slices.SortFunc(spans, func(a, b span) int {
+		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.ord, b.ord))
+	})
+	reach := spans[0]
+	for _, s := range spans[1:] {
+		if s.start < reach.end {
+			if s.ord >= 0 && overlaps[s.ord] == noOverlap {
+				overlaps[s.ord] = reach.ord
+			}
+			if reach.ord >= 0 && overlaps[reach.ord] == noOverlap {
+				overlaps[reach.ord] = s.ord
+			}
+		}
+		if s.end > reach.end {
+			reach = s
+		}
+	}
+	return overlaps, more, nil
 }
 
-func isHex64(s string) bool {
+// refuseOverlap reports an entry whose bytes another entry or the central directory also
+// claims. It is not read: entries sharing one deflated member are how a small zip expands
+// without end.
+func (c *archiveCheck) refuseOverlap(rel string, ord int, e *zipEntry, end int64, other int32) {
+	what := "another entry's"
+	if other == centralDirectory {
+		what = "the central directory's"
+	}
+	c.add(ProblemInvalid, rel, "its bytes %d to %d overlap %s; not read (overlapping entries make a small zip expand without end)", e.offset, end, what)
+	c.brokenEntry(rel, ord)
+}
+
+// brokenEntry records a file that was reported unreadable or refused, unless a copy of its
+// name was read already.
+func (c *archiveCheck) brokenEntry(rel string, ord int) {
+	key := keyOf(rel)
+	if _, seen := c.index[key]; !seen {
+		c.index[key] = int32(len(c.entries))
+		c.entries = append(c.entries, entryRec{key: key, ord: int32(ord), broken: true})
+	}
+}
+
+// zipNames reads the central directory again for the names of the entries at ords
+// (sorted), which were not kept.
+func zipNames(d *zipDir, ords []int32) (map[int32]string, error) {
+	names := make(map[int32]string, len(ords))
+	if len(ords) == 0 {
+		return names, nil
+	}
+	_, err := d.each(MaxEntries, func(ord int, e *zipEntry) bool {
+		if _, ok := slices.BinarySearch(ords, int32(ord)); ok {
+			_, rel, _ := strings.Cut(strings.TrimSuffix(e.name, "/"), "/")
+			names[int32(ord)] = rel
+		}
+		return int32(ord) < ords[len(ords)-1]
+	})
+	return names, err
+}
+
+// SumsLine is one line of a SHA256SUMS, pointing into its bytes.
+type SumsLine struct {
+	N    int    // its number, from 1
+	Sum  []byte // 64 lowercase hex digits; nil when the line is not "<sha256 hex>  <path>"
+	Name []byte
+}
+
+// SumsLines yields the lines of a SHA256SUMS one at a time, without copying them: a
+// listing of a million lines costs no more memory than its bytes.
+func SumsLines(b []byte) iter.Seq[SumsLine] {
+	return func(yield func(SumsLine) bool) {
+		b := bytes.TrimSuffix(b, []byte("\n"))
+		for n := 1; ; n++ {
+			line, rest, more := bytes.Cut(b, []byte("\n"))
+			sum, name, ok := bytes.Cut(line, []byte("  "))
+			l := SumsLine{N: n}
+			if ok && isHex64(sum) && len(name) > 0 {
+				l.Sum, l.Name = sum, name
+			}
+			if !yield(l) || !more {
+				return
+			}
+			b = rest
+		}
+	}
+}
+
+func isHex64(s []byte) bool {
 	if len(s) != 64 {
 		return false
 	}
@@ -305,64 +569,176 @@ func isHex64(s string) bool {
 	return true
 }
 
-func (c *archiveCheck) checkSums() {
-	b, ok := c.keep[SumsFile]
-	if !ok {
-		if !c.broken[SumsFile] {
+// checkSums compares SHA256SUMS with the entries read, line by line, then reports the
+// entries it does not list; names finds again the names of those to print.
+func (c *archiveCheck) checkSums(ctx context.Context, names func(context.Context, []int32) (map[int32]string, error)) error {
+	if c.sums == nil {
+		if i, ok := c.index[keyOf(SumsFile)]; !ok || !c.entries[i].broken {
 			c.add(ProblemMissing, SumsFile, "the archive has no checksum list")
 		}
-		return
+		return nil
 	}
-	sums, bad := ParseSums(b)
-	for _, msg := range bad {
-		c.add(ProblemInvalid, SumsFile, "%s", msg)
-	}
-	for name, want := range sums {
-		got, ok := c.files[name]
+	for l := range SumsLines(c.sums) {
+		if l.N%(1<<20) == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if l.Sum == nil {
+			c.add(ProblemInvalid, SumsFile, "line %d: not \"<sha256 hex>  <path>\"", l.N)
+			continue
+		}
+		i, ok := c.index[keyOf(l.Name)]
+		if !ok {
+			if c.full() {
+				c.rep.More++ // without the string of its name
+				continue
+			}
+			if c.stopped {
+				c.add(ProblemMissing, string(l.Name), "listed in %s, not among the entries read before reading stopped", SumsFile)
+			} else {
+				c.add(ProblemMissing, string(l.Name), "listed in %s but not in the archive", SumsFile)
+			}
+			continue
+		}
+		rec := &c.entries[i]
+		var want [sha256.Size]byte
+		hex.Decode(want[:], l.Sum)
 		switch {
-		case c.broken[name]:
-		case !ok:
-			c.add(ProblemMissing, name, "listed in %s but not in the archive", SumsFile)
-		case got.sum != want:
-			c.add(ProblemCorrupt, name, "sha256 %.12s…, %s says %.12s…", got.sum, SumsFile, want)
+		case rec.listed:
+			c.add(ProblemInvalid, SumsFile, "line %d: %s is listed a second time", l.N, l.Name)
+		case rec.broken:
+		case rec.sum != want:
+			c.add(ProblemCorrupt, string(l.Name), "sha256 %.6x…, %s says %.12s…", rec.sum, SumsFile, l.Sum)
+		}
+		rec.listed = true
+	}
+	return c.addExtras(ctx, names)
+}
+
+// addExtras reports, in archive order, the entries SHA256SUMS does not list.
+func (c *archiveCheck) addExtras(ctx context.Context, names func(context.Context, []int32) (map[int32]string, error)) error {
+	sums := keyOf(SumsFile)
+	var ords []int32
+	first := len(c.rep.Problems)
+	for _, rec := range c.entries {
+		if rec.listed || rec.broken || rec.key == sums {
+			continue
+		}
+		if c.full() {
+			c.rep.More++
+			continue
+		}
+		ords = append(ords, rec.ord)
+		c.add(ProblemExtra, "", "not listed in %s", SumsFile)
+	}
+	if len(ords) == 0 {
+		return nil
+	}
+	found, err := names(ctx, ords) // ords are in archive order, so sorted
+	if err != nil {
+		return err
+	}
+	for i, ord := range ords {
+		c.rep.Problems[first+i].Path = found[ord]
+	}
+	return nil
+}
+
+// resourceRef is what verify reads of a resource of datapackage.json; the rest of it (its
+// schema of any size) is skipped, not kept.
+type resourceRef struct {
+	Name  string `json:"name"`
+	Path  string `json:"path"`
+	Bytes int64  `json:"bytes"`
+	Hash  string `json:"hash"`
+}
+
+// eachResource decodes datapackage.json's resources one at a time, keeping none, and
+// returns how many there are. The package's other members are skipped.
+func eachResource(b []byte, fn func(*resourceRef)) (int, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	delim := func(want json.Delim) error {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if tok != want {
+			return fmt.Errorf("%v where %v was expected", tok, want)
+		}
+		return nil
+	}
+	if err := delim('{'); err != nil {
+		return 0, err
+	}
+	n := 0
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return n, err
+		}
+		if key != "resources" {
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return n, err
+			}
+			continue
+		}
+		if err := delim('['); err != nil {
+			return n, fmt.Errorf("resources: %w", err)
+		}
+		for dec.More() {
+			var r resourceRef
+			if err := dec.Decode(&r); err != nil {
+				return n, fmt.Errorf("resource %d: %w", n+1, err)
+			}
+			n++
+			fn(&r)
+		}
+		if err := delim(']'); err != nil {
+			return n, err
 		}
 	}
-	for name := range c.files {
-		if _, ok := sums[name]; !ok && name != SumsFile {
-			c.add(ProblemExtra, name, "not listed in %s", SumsFile)
-		}
+	if err := delim('}'); err != nil {
+		return n, err
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return n, errors.New("more after the package's object")
+	}
+	return n, nil
 }
 
 func (c *archiveCheck) checkDataPackage() {
-	b, ok := c.keep[DataPackageFile]
-	if !ok {
-		if !c.broken[DataPackageFile] {
+	if c.pkg == nil {
+		if i, ok := c.index[keyOf(DataPackageFile)]; !ok || !c.entries[i].broken {
 			c.add(ProblemMissing, DataPackageFile, "the archive has no data package descriptor")
 		}
 		return
 	}
-	var pkg DataPackage
-	if err := json.Unmarshal(b, &pkg); err != nil {
-		c.add(ProblemInvalid, DataPackageFile, "not a data package: %v", err)
-		return
-	}
-	if len(pkg.Resources) == 0 {
-		c.add(ProblemInvalid, DataPackageFile, "no resources")
-	}
-	for _, r := range pkg.Resources {
-		want, found := strings.CutPrefix(r.Hash, HashPrefix)
-		if !found || !isHex64(want) {
+	n, err := eachResource(c.pkg, func(r *resourceRef) {
+		hexSum, found := strings.CutPrefix(r.Hash, HashPrefix)
+		if !found || !isHex64([]byte(hexSum)) {
 			c.add(ProblemInvalid, DataPackageFile, "resource %q: hash %q is not \"sha256:<64 hex>\"", r.Name, r.Hash)
-			continue
+			return
 		}
-		got, ok := c.files[r.Path]
+		i, ok := c.index[keyOf(r.Path)]
 		switch {
-		case c.broken[r.Path]:
+		case !ok && c.stopped:
+			c.add(ProblemMissing, r.Path, "resource %q of %s, not among the entries read before reading stopped", r.Name, DataPackageFile)
+			return
 		case !ok:
 			c.add(ProblemMissing, r.Path, "resource %q of %s is not in the archive", r.Name, DataPackageFile)
-		case got.size != r.Bytes || got.sum != want:
-			c.add(ProblemCorrupt, r.Path, "%d bytes sha256 %.12s…, %s says %d bytes sha256 %.12s…", got.size, got.sum, DataPackageFile, r.Bytes, want)
+			return
 		}
+		got := &c.entries[i]
+		var want [sha256.Size]byte
+		hex.Decode(want[:], []byte(hexSum))
+		if !got.broken && (got.size != r.Bytes || got.sum != want) {
+			c.add(ProblemCorrupt, r.Path, "%d bytes sha256 %.6x…, %s says %d bytes sha256 %.12s…", got.size, got.sum, DataPackageFile, r.Bytes, hexSum)
+		}
+	})
+	switch {
+	case err != nil:
+		c.add(ProblemInvalid, DataPackageFile, "not a data package: %v", err)
+	case n == 0:
+		c.add(ProblemInvalid, DataPackageFile, "no resources")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/internal/humanize"
 	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
@@ -446,10 +448,164 @@ func TestVerifyArchiveBounds(t *testing.T) {
 	}
 	for _, want := range []string{
 		fmt.Sprintf("entry name of %d bytes, longer than %d", len(long), MaxEntryName),
-		fmt.Sprintf("the archive has more than %d entries; the rest is not checked", MaxEntries),
+		fmt.Sprintf("the archive has more than %s entries; the rest is not checked", humanize.Count(MaxEntries)),
 	} {
 		if !slices.ContainsFunc(got, func(s string) bool { return strings.Contains(s, want) }) {
 			t.Errorf("problems:\n%s\nwant one with %q", strings.Join(got, "\n"), want)
+		}
+	}
+}
+
+// testEntry is a file of a hand-made archive, below the dataset's top folder.
+type testEntry struct {
+	name string
+	body []byte
+}
+
+// writeTestArchive writes entries as a .tar.gz or a .zip (ext) in that order.
+func writeTestArchive(t *testing.T, ext string, entries []testEntry) string {
+	t.Helper()
+	top := BaseName(manifest.APIVersion) + "/"
+	file := filepath.Join(t.TempDir(), "test"+ext)
+	var buf bytes.Buffer
+	switch ext {
+	case TarGz:
+		gw, _ := kgzip.NewWriterLevel(&buf, kgzip.BestSpeed)
+		tw := tar.NewWriter(gw)
+		for _, e := range entries {
+			if err := tw.WriteHeader(&tar.Header{Name: top + e.name, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(e.body))}); err != nil {
+				t.Fatal(err)
+			}
+			tw.Write(e.body)
+		}
+		if err := errors.Join(tw.Close(), gw.Close()); err != nil {
+			t.Fatal(err)
+		}
+	case Zip:
+		zw := zip.NewWriter(&buf)
+		for _, e := range entries {
+			w, err := zw.Create(top + e.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.Write(e.body)
+		}
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// sumsOf is a SHA256SUMS listing entries.
+func sumsOf(entries ...testEntry) []byte {
+	var b bytes.Buffer
+	for _, e := range entries {
+		fmt.Fprintf(&b, "%s  %s\n", testsupport.SHA256Hex(e.body), e.name)
+	}
+	return b.Bytes()
+}
+
+// problemLines are a report's problems as printed.
+func problemLines(rep *ArchiveReport) []string {
+	var out []string
+	for _, p := range rep.Problems {
+		out = append(out, p.String())
+	}
+	return out
+}
+
+// TestVerifyArchiveProblemsCapped checks that a report keeps the first MaxProblems problems,
+// in the order of the listing's lines, and counts the others.
+func TestVerifyArchiveProblemsCapped(t *testing.T) {
+	for _, ext := range []string{TarGz, Zip} {
+		t.Run(ext, func(t *testing.T) {
+			file := writeTestArchive(t, ext, []testEntry{{SumsFile, bytes.Repeat([]byte("\n"), 150)}})
+			rep, err := VerifyArchive(t.Context(), file, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := problemLines(rep)
+			// 150 malformed lines (the last newline ends the 150th) and no datapackage.json.
+			if len(got) != MaxProblems || rep.More != 51 || got[0] != "invalid: SHA256SUMS: line 1: not \"<sha256 hex>  <path>\"" ||
+				!strings.Contains(got[MaxProblems-1], "line 100:") {
+				t.Errorf("%d problems and %d more, want %d and 51, from line 1 to 100:\n%s", len(got), rep.More, MaxProblems, strings.Join(got, "\n"))
+			}
+		})
+	}
+}
+
+// TestVerifyArchiveListingLast checks an archive whose SHA256SUMS comes after the files: the
+// files it does not list are still named (found again by a second reading), one it lists
+// twice is reported, and a file of the listing that is absent is missing.
+func TestVerifyArchiveListingLast(t *testing.T) {
+	a, b := testEntry{"a.txt", []byte("a\n")}, testEntry{"b.txt", []byte("b\n")}
+	c := testEntry{"c.txt", []byte("c\n")}
+	for _, ext := range []string{TarGz, Zip} {
+		t.Run(ext, func(t *testing.T) {
+			sums := append(sumsOf(b, c, b), sumsOf(testEntry{"gone.txt", nil})...)
+			file := writeTestArchive(t, ext, []testEntry{a, b, c, {"d/e.txt", nil}, {SumsFile, sums}, {DataPackageFile, []byte(`{"resources":[]}`)}})
+			rep, err := VerifyArchive(t.Context(), file, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []string{ // sorted by path, then kind
+				"invalid: SHA256SUMS: line 3: b.txt is listed a second time",
+				"extra: a.txt: not listed in SHA256SUMS",
+				"extra: d/e.txt: not listed in SHA256SUMS",
+				"extra: datapackage.json: not listed in SHA256SUMS",
+				"invalid: datapackage.json: no resources",
+				"missing: gone.txt: listed in SHA256SUMS but not in the archive",
+			}
+			if got := problemLines(rep); !slices.Equal(got, want) {
+				t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+}
+
+// TestVerifyArchiveExpansionBudget checks that reading stops once the archive has expanded
+// past the budget, says so, and reports what the listing names past that point as not
+// reached rather than absent.
+func TestVerifyArchiveExpansionBudget(t *testing.T) {
+	defer func(old int64) { maxExpanded = old }(maxExpanded)
+	maxExpanded = 1 << 20
+	big := func(name string) testEntry { return testEntry{name, bytes.Repeat([]byte{'x'}, 700<<10)} }
+	x, y, z := big("x.txt"), big("y.txt"), big("z.txt")
+	for _, ext := range []string{TarGz, Zip} {
+		t.Run(ext, func(t *testing.T) {
+			file := writeTestArchive(t, ext, []testEntry{{SumsFile, sumsOf(x, y, z)}, x, y, z})
+			rep, err := VerifyArchive(t.Context(), file, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := strings.Join(problemLines(rep), "\n")
+			for _, want := range []string{
+				"invalid: y.txt: the archive expands to more than 1 MiB, more than any dataset; reading stopped here",
+				"missing: z.txt: listed in SHA256SUMS, not among the entries read before reading stopped",
+			} {
+				if !strings.Contains(got, want) {
+					t.Errorf("problems:\n%s\nwant %q", got, want)
+				}
+			}
+			if rep.Expanded > maxExpanded+1 {
+				t.Errorf("expanded %d bytes, budget %d", rep.Expanded, maxExpanded)
+			}
+		})
+	}
+}
+
+// TestVerifyArchiveCancelled checks that a cancelled check returns the context's error, not
+// a problem of the archive.
+func TestVerifyArchiveCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	for _, ext := range []string{TarGz, Zip} {
+		if _, err := VerifyArchive(ctx, archivePath(ext), nil); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: error %v, want context.Canceled", ext, err)
 		}
 	}
 }

@@ -67,9 +67,18 @@ func createRule(p []rune) (pattern []rune, negative bool) {
 const metachars = `\$.|*+(){^`
 
 // makeSource applies ignore's REPLACERS to pattern and returns the regular expression's
-// source.
+// source: the sixteen replacers in order, in five groups.
 func makeSource(pattern []rune) []rune {
-	s := append([]rune(nil), pattern...)
+	s := trimPattern(append([]rune(nil), pattern...))
+	s = escapeMeta(s)
+	s = anchorPattern(s, pattern)
+	s = expandStars(s)
+	return endPattern(s)
+}
+
+// trimPattern is replacers 1–3: a byte-order mark, trailing whitespace and escaped
+// whitespace.
+func trimPattern(s []rune) []rune {
 	// 1. /^\uFEFF/: a byte-order mark is removed.
 	if len(s) > 0 && s[0] == 0xfeff {
 		s = s[1:]
@@ -93,6 +102,12 @@ func makeSource(pattern []rune) []rune {
 		}
 		return nil, -1
 	})
+	return s
+}
+
+// escapeMeta is replacers 4–7: metacharacters escaped, "?" for one character, a leading
+// slash anchored, slashes escaped.
+func escapeMeta(s []rune) []rune {
 	// 4. /[\\$.|*+(){^]/g: metacharacters are escaped.
 	s = scanReplace(s, func(s []rune, i int) ([]rune, int) {
 		if strings.ContainsRune(metachars, s[i]) {
@@ -118,6 +133,12 @@ func makeSource(pattern []rune) []rune {
 		}
 		return nil, -1
 	})
+	return s
+}
+
+// anchorPattern is replacers 8–9: a leading "**/" and where the pattern may match; pattern
+// is the line as written.
+func anchorPattern(s, pattern []rune) []rune {
 	// 8. /^\^*\\\*\\\*\\\//: a leading "**/" matches in any directory.
 	i := 0
 	for i < len(s) && s[i] == '^' {
@@ -136,6 +157,12 @@ func makeSource(pattern []rune) []rune {
 		}
 		s = append([]rune(prefix), s...)
 	}
+	return s
+}
+
+// expandStars is replacers 10–13: "/**", the stars inside the pattern, and the extra
+// backslashes of escaped characters.
+func expandStars(s []rune) []rune {
 	// 10. /\\\/\\\*\\\*(?=\\\/|$)/g: "/**" before a slash or at the end spans directories;
 	// whether it is the last is decided on the string before this replacement.
 	orig := s
@@ -164,6 +191,12 @@ func makeSource(pattern []rune) []rune {
 		}
 		return nil, -1
 	})
+	return s
+}
+
+// endPattern is replacers 14–16: bracket expressions, a directory of the name, a trailing
+// star.
+func endPattern(s []rune) []rune {
 	// 14. /(\\)?\[([^\]/]*?)(\\*)($|\])/g: bracket expressions.
 	s = scanReplace(s, bracket)
 	// 15. /(?:[^*])$/: the pattern also matches a directory of that name.

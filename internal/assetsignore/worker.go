@@ -33,7 +33,8 @@ func (m Missing) String() string {
 }
 
 // WorkerFiles returns the files of the tree the Cloudflare Worker reads, derived from the
-// manifest's edge config as the worker derives them from edge.json: edge.json itself; for
+// manifest's edge config as the worker derives them from edge.json: edge.json itself and
+// mcp.json (the MCP endpoint's); for
 // a route whose bodies are also packed (Route.Packed), the packed file of every value of
 // the tree's years, which is all the worker reads of it; for any other route, the file of
 // every value its parameter types admit. Error bodies are no file of their own to the
@@ -41,7 +42,7 @@ func (m Missing) String() string {
 // needs and lacks (an error body, a parameter type it does not know).
 func WorkerFiles(m *manifest.Manifest) (files []string, problems []Missing) {
 	edge := &m.Edge
-	files = []string{manifest.EdgeFile}
+	files = []string{manifest.EdgeFile, manifest.MCPFile} // mcp.json: the MCP endpoint's tools (docs/mcp.md)
 	bad := func(format string, args ...any) {
 		problems = append(problems, Missing{Kind: MissingEdge, File: manifest.EdgeFile, Detail: fmt.Sprintf(format, args...)})
 	}

@@ -24,6 +24,35 @@ const (
 // plan: 25 MiB. Deploy refuses a larger file; pack publishes only archives within it.
 const MaxAssetSize = 25 << 20
 
+// MaxUploadedFile is the largest file of the tree a deploy uploads, downloads aside: 5 MiB.
+// It is the project's own bound, far under MaxAssetSize: the worker reads a whole packed file
+// of a date route for every request to it (docs/design.md §10), and generate refuses a route
+// table whose files could pass it (docs/design.md §13, the route budget).
+const MaxUploadedFile = 5 << 20
+
+// Plan is a Workers plan's limit on the static assets of one worker version.
+type Plan struct {
+	Name     string // "free" or "paid", as --plan names it
+	Title    string // as people name it: "Workers Free"
+	MaxFiles int    // asset files a version may hold
+}
+
+// Plans are the Workers plans, Free first (the default of generate and deploy).
+var Plans = []Plan{
+	{Name: "free", Title: "Workers Free", MaxFiles: 20_000},
+	{Name: "paid", Title: "Workers Paid", MaxFiles: 100_000},
+}
+
+// PlanNamed returns the plan of a --plan value; ok is false for an unknown name.
+func PlanNamed(name string) (Plan, bool) {
+	for _, p := range Plans {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Plan{}, false
+}
+
 // DatasetName is the name of the offline dataset (docs/design.md §11): its archives are
 // DatasetName-<api_version>.tar.gz and .zip, and its datapackage.json name.
 const DatasetName = "numerology-dataset"

@@ -15,6 +15,7 @@
   var titleDate = document.getElementById("details-title-date");
   var apiStatus = document.getElementById("api-status");
   var jsonLink = document.getElementById("json-link");
+  var chartLink = document.getElementById("chart-link");
   var citation = document.getElementById("citation");
 
   function el(tag, className, text) {
@@ -179,6 +180,7 @@
     var api = "/api/public/matrix/" + rec.input.day + "/" + rec.input.month + "/" + rec.input.year;
     jsonLink.href = api;
     jsonLink.textContent = api;
+    chartLink.href = "/chart/details?date=" + rec.input.year + "-" + pad(rec.input.month) + "-" + pad(rec.input.day);
     citation.textContent = rec.suggested_citation + "\n" + rec.attribution;
     status.textContent = "";
     status.className = "notice";

@@ -67,25 +67,26 @@
     apiStatus.className = "api-status" + (kind === "rate-limit" || kind === "server" || kind === "network" ? " notice-error" : "");
   }
 
-  // parse checks the format, the calendar and the range; it returns {d, m, y} or an error text.
+  // parse checks the format, the calendar and the range; it returns {d, m, y}, or the
+  // heading and the text of what is wrong.
   function parse(s) {
     // Also accept the Russian DD.MM.YYYY that people type where the browser has no date picker.
     var ru = /^(\d{1,2})\.(\d{1,2})\.(\d{4})$/.exec(s);
     if (ru) s = ru[3] + "-" + pad(+ru[2]) + "-" + pad(+ru[1]);
     var m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
     if (!m) {
-      return { error: "Не получилось прочитать дату «" + s + "». Нужен формат ГГГГ-ММ-ДД, например 1990-05-15." };
+      return { heading: "Не получилось прочитать дату", error: "«" + s + "» не похоже на дату. Подойдёт запись ДД.ММ.ГГГГ или ГГГГ-ММ-ДД, например 15.05.1990 или 1990-05-15." };
     }
     var y = +m[1], mo = +m[2], d = +m[3];
     if (mo < 1 || mo > 12) {
-      return { error: "Даты " + m[3] + "." + m[2] + "." + m[1] + " нет в календаре: месяцев всего двенадцать." };
+      return { heading: "Такой даты нет", error: "Даты " + m[3] + "." + m[2] + "." + m[1] + " нет в календаре: месяцев всего двенадцать." };
     }
     var days = daysIn(mo, y);
     if (d < 1 || d > days) {
-      return { error: "Даты " + m[3] + "." + m[2] + "." + m[1] + " нет в календаре: в " + monthsIn[mo - 1] + " " + y + " года " + days + " " + (days === 31 ? "день" : "дней") + "." };
+      return { heading: "Такой даты нет", error: "Даты " + m[3] + "." + m[2] + "." + m[1] + " нет в календаре: в " + monthsIn[mo - 1] + " " + y + " года " + days + " " + (days === 31 ? "день" : "дней") + "." };
     }
     if (y < data.firstYear || y > data.lastYear) {
-      return { error: "Квадрат рассчитывается для дат с 01.01." + data.firstYear + " по 31.12." + data.lastYear + ", а " + ruDate(d, mo, y) + " в этот промежуток не входит." };
+      return { heading: "Год вне диапазона " + data.firstYear + "–" + data.lastYear, error: "Квадрат рассчитывается для дат с 01.01." + data.firstYear + " по 31.12." + data.lastYear + ", а " + ruDate(d, mo, y) + " в этот промежуток не входит." };
     }
     return { d: d, m: mo, y: y };
   }
@@ -206,7 +207,7 @@
       var sum = rec.lines[l.key];
       var wrap = el("div", "explanation");
       wrap.id = "about-line-" + l.key;
-      wrap.appendChild(el("dt", "", l.name + " (клетки " + l.cells.join("-") + "): " + sum));
+      wrap.appendChild(el("dt", "", l.name + " (клетки " + l.cells.join(", ") + "): " + sum));
       wrap.appendChild(el("dd", "", l.readings[band(sum)]));
       wrap.appendChild(el("dd", "muted", l.description));
       lineList.appendChild(wrap);
@@ -270,7 +271,7 @@
     if (input && /^\d{4}-\d{2}-\d{2}$/.test(raw)) input.value = raw;
     var p = parse(raw);
     if (p.error) {
-      show("bad-date", "Такой даты нет", p.error + " Выберите дату в форме выше.");
+      show("bad-date", p.heading, p.error + " Выберите дату в форме выше.");
       return;
     }
     var rec = localRecord(p);

@@ -120,6 +120,24 @@ func TestSquareDetailsPage(t *testing.T) {
 		}
 	})
 
+	// Each kind of bad value has its own heading, as on the matrix's details page: before,
+	// every one was «Такой даты нет», an unreadable value and a year out of range included.
+	for _, tt := range []struct{ name, date, heading, text string }{
+		{"not-in-calendar", "1990-02-30", "Такой даты нет", "28 дней"},
+		{"out-of-range", "1899-12-31", fmt.Sprintf("Год вне диапазона %d–%d", rules.FirstYear, rules.LastYear), "31.12.1899 в этот промежуток не входит"},
+		{"unreadable", "15%2F05%2F1990", "Не получилось прочитать дату", "ДД.ММ.ГГГГ или ГГГГ-ММ-ДД"},
+	} {
+		t.Run("bad-date/"+tt.name, func(t *testing.T) {
+			msg := friendlyMessage(t, ctx, srv.URL+"/square/details?date="+tt.date, "#status", "bad-date")
+			if heading := get(t, ctx, chromedp.Text(chromedp.CSS(`#status .notice-title`))); heading != tt.heading {
+				t.Errorf("heading = %q, want %q", heading, tt.heading)
+			}
+			if !strings.Contains(msg, tt.text) {
+				t.Errorf("message = %q, want it to say %q", msg, tt.text)
+			}
+		})
+	}
+
 	t.Run("rate-limit", func(t *testing.T) {
 		limited := serveTree(t, tree, 1, nil)
 		friendlyMessage(t, ctx, limited.URL+"/square/details?date="+vectorDate, "#api-status", "ok")

@@ -27,7 +27,8 @@ var vnuAllowed = map[string]string{}
 
 // TestPagesValidHTML runs the Nu Html Checker over every HTML page of a generated tree, its
 // CSS and SVG, and over the details page as the browser leaves it after drawing a date, a
-// bad date, a date out of range, an unreadable value, no date and a 429: no page may have
+// bad date, a date out of range, an unreadable value, no date and a 429 (and the chart's
+// details page after a date and a bad date): no page may have
 // an error or a warning (vnuAllowed lists the warnings judged harmless). It needs a Java
 // runtime and the vnu-jar npm package (make test-tools installs both) and fails without
 // them; only go test -short skips it.
@@ -64,6 +65,8 @@ func TestPagesValidHTML(t *testing.T) {
 		{name: "empty", url: srv.URL + "/matrix/details", done: `#status[data-state="empty"]`},
 		{name: "rate-limit", first: limited.URL + "/matrix/details?date=" + vectorDate,
 			url: limited.URL + "/matrix/details?date=1990-05-16", done: `#api-status[data-state="rate-limit"]`},
+		{name: "chart-date", url: srv.URL + "/chart/details?date=" + vectorDate, done: `#api-status[data-state="ok"]`},
+		{name: "chart-bad-date", url: srv.URL + "/chart/details?date=1990-02-30", done: `#status[data-state="bad-date"]`},
 	} {
 		if s.first != "" {
 			do(t, ctx, chromedp.Navigate(s.first), chromedp.WaitReady(chromedp.CSS(`#api-status[data-state="ok"]`)))

@@ -72,8 +72,10 @@ type Fault struct {
 	RetryAfter   string
 	Code         int // the error's code; default 9000 + Status
 	Message      string
-	Result       any  // answer success with this result instead of an error
-	Drop         bool // close the connection without an answer (a network error)
+	Result       any    // answer success with this result instead of an error
+	Body         string // answer with exactly this JSON body instead (an envelope Cloudflare should not send)
+	Endless      bool   // answer with a JSON body that never ends, until the client hangs up
+	Drop         bool   // close the connection without an answer (a network error)
 	After        int
 	Times        int
 }
@@ -107,6 +109,9 @@ type Server struct {
 	// MaxFiles is the most files an upload session's manifest may hold: the account's
 	// plan (default 20,000, Workers Free).
 	MaxFiles int
+	// EditBuckets, when set, rewrites the buckets an upload session answers with: a test's
+	// Cloudflare that misbehaves (a hash listed twice, say).
+	EditBuckets func([][]string) [][]string
 
 	srv *httptest.Server
 	mu  sync.Mutex
@@ -331,56 +336,89 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) (auth bool) {
 	if f := s.fault(r); f != nil {
-		if f.Drop {
-			if hj, isHJ := w.(*statusRecorder).ResponseWriter.(http.Hijacker); isHJ {
-				if conn, _, err := hj.Hijack(); err == nil {
-					conn.Close()
-					return false
-				}
-			}
-		}
-		if f.RetryAfter != "" {
-			w.Header().Set("Retry-After", f.RetryAfter)
-		}
-		io.Copy(io.Discard, r.Body)
-		if f.Result != nil {
-			ok(w, f.Status, f.Result)
-			return true
-		}
-		msg := f.Message
-		if msg == "" {
-			msg = http.StatusText(f.Status) + " (injected)"
-		}
-		code := f.Code
-		if code == 0 {
-			code = 9000 + f.Status
-		}
-		fail(w, f.Status, apiError{Code: code, Message: msg})
-		return false
+		return s.answerFault(w, r, f)
 	}
-	p := r.URL.Path
-	bearer := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 	// The assets upload is authorised by the session's upload token, everything else by
 	// the API token.
-	if m := reUpload.FindStringSubmatch(p); m != nil && r.Method == http.MethodPost {
-		s.mu.Lock()
-		sess := s.sessions[bearer]
-		s.mu.Unlock()
-		if sess == nil || m[1] != s.AccountID {
-			fail(w, http.StatusUnauthorized, apiError{Code: 10000, Message: "Authentication error"})
-			return false
-		}
-		if s.now().Sub(sess.issued) >= tokenLife {
-			fail(w, http.StatusUnauthorized, apiError{Code: 10000, Message: "Authentication error: Expired JWT"})
-			return false
-		}
-		s.upload(w, r, sess)
-		return true
+	if m := reUpload.FindStringSubmatch(r.URL.Path); m != nil && r.Method == http.MethodPost {
+		return s.uploadWithToken(w, r, m[1])
 	}
 	if r.Header.Get("Authorization") != "Bearer "+s.Token || s.Token == "" {
 		fail(w, http.StatusForbidden, apiError{Code: 10000, Message: "Authentication error"})
 		return false
 	}
+	s.dispatch(w, r)
+	return true
+}
+
+// answerFault answers a request with an injected fault; it reports whether the answer
+// counts as authorised.
+func (s *Server) answerFault(w http.ResponseWriter, r *http.Request, f *Fault) bool {
+	if f.Drop {
+		if hj, isHJ := w.(*statusRecorder).ResponseWriter.(http.Hijacker); isHJ {
+			if conn, _, err := hj.Hijack(); err == nil {
+				conn.Close()
+				return false
+			}
+		}
+	}
+	if f.RetryAfter != "" {
+		w.Header().Set("Retry-After", f.RetryAfter)
+	}
+	io.Copy(io.Discard, r.Body)
+	switch {
+	case f.Endless:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(f.Status)
+		io.WriteString(w, `{"success":true,"errors":[],"messages":[],"result":{"jwt":"`)
+		chunk := bytes.Repeat([]byte("a"), 64<<10)
+		for {
+			if _, err := w.Write(chunk); err != nil {
+				return true
+			}
+		}
+	case f.Body != "":
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(f.Status)
+		io.WriteString(w, f.Body)
+		return true
+	case f.Result != nil:
+		ok(w, f.Status, f.Result)
+		return true
+	}
+	msg := f.Message
+	if msg == "" {
+		msg = http.StatusText(f.Status) + " (injected)"
+	}
+	code := f.Code
+	if code == 0 {
+		code = 9000 + f.Status
+	}
+	fail(w, f.Status, apiError{Code: code, Message: msg})
+	return false
+}
+
+// uploadWithToken checks the upload token of an assets upload to account, then takes it.
+func (s *Server) uploadWithToken(w http.ResponseWriter, r *http.Request, account string) bool {
+	bearer := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	s.mu.Lock()
+	sess := s.sessions[bearer]
+	s.mu.Unlock()
+	if sess == nil || account != s.AccountID {
+		fail(w, http.StatusUnauthorized, apiError{Code: 10000, Message: "Authentication error"})
+		return false
+	}
+	if s.now().Sub(sess.issued) >= tokenLife {
+		fail(w, http.StatusUnauthorized, apiError{Code: 10000, Message: "Authentication error: Expired JWT"})
+		return false
+	}
+	s.upload(w, r, sess)
+	return true
+}
+
+// dispatch answers a request authorised by the API token.
+func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
+	p := r.URL.Path
 	switch m := match(p); {
 	case m.re == reSession && r.Method == http.MethodPost && m.args[0] == s.AccountID:
 		s.startSession(w, r, m.args[1])
@@ -395,14 +433,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) (auth bool) {
 	case m.re == reZone && r.Method == http.MethodGet:
 		s.getZone(w, m.args[0])
 	case m.re == reAccSub && r.Method == http.MethodGet && m.args[0] == s.AccountID:
-		s.mu.Lock()
-		sub := s.Subdomain
-		s.mu.Unlock()
-		if sub == "" {
-			fail(w, 404, apiError{Code: 10007, Message: "workers.api.error.not_found: This account does not have a workers.dev subdomain"})
-			return true
-		}
-		ok(w, 200, map[string]any{"subdomain": sub})
+		s.getSubdomain(w)
 	case m.re == reAccSub && r.Method == http.MethodPut && m.args[0] == s.AccountID:
 		s.putSubdomain(w, r)
 	case m.re == reSub && r.Method == http.MethodPost && m.args[0] == s.AccountID:
@@ -414,7 +445,18 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) (auth bool) {
 	default:
 		fail(w, 403, apiError{Code: 10000, Message: "Authentication error"})
 	}
-	return true
+}
+
+// getSubdomain answers the account's workers.dev subdomain, or 10007 when it has none.
+func (s *Server) getSubdomain(w http.ResponseWriter) {
+	s.mu.Lock()
+	sub := s.Subdomain
+	s.mu.Unlock()
+	if sub == "" {
+		fail(w, 404, apiError{Code: 10007, Message: "workers.api.error.not_found: This account does not have a workers.dev subdomain"})
+		return
+	}
+	ok(w, 200, map[string]any{"subdomain": sub})
 }
 
 type matched struct {
@@ -492,6 +534,9 @@ func (s *Server) startSession(w http.ResponseWriter, r *http.Request, script str
 		n := min(size, len(missing))
 		buckets = append(buckets, missing[:n])
 		missing = missing[n:]
+	}
+	if s.EditBuckets != nil {
+		buckets = s.EditBuckets(buckets)
 	}
 	sess.issued = s.now()
 	if len(buckets) == 0 {

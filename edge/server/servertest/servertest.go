@@ -24,10 +24,15 @@ func TreeHandler(tb testing.TB, dir string, rateLimit int) *server.Handler {
 	return h
 }
 
-// Serve serves h on 127.0.0.1:0 until the test ends.
+// Serve serves h on 127.0.0.1:0 until the test ends, as serve does: through
+// server.HTTPServer (its listener, which hands the handler request targets net/http alone
+// would refuse, its timeouts and its connection limit).
 func Serve(tb testing.TB, h http.Handler) *httptest.Server {
 	tb.Helper()
-	srv := httptest.NewServer(h)
+	srv := httptest.NewUnstartedServer(h)
+	hs := server.NewHTTPServer(h, server.ServerOptions{MaxConns: 1024, IPv6Bits: 64})
+	srv.Config, srv.Listener = hs.Server, hs.Listener(srv.Listener)
+	srv.Start()
 	tb.Cleanup(srv.Close)
 	if !strings.HasPrefix(srv.URL, "http://127.0.0.1:") {
 		tb.Fatalf("test server on %s, want 127.0.0.1", srv.URL)

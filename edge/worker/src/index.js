@@ -26,12 +26,17 @@ export default {
       console.error(`load ${EDGE_FILE}: ${err}`);
       return new Response(FALLBACK_BODY, {
         status: 500,
+        // As edge.json's 500 would be: identity-encoded, never transformed (design §4).
         headers: {
           "Content-Type": "application/json; charset=utf-8",
-          "Cache-Control": "no-store",
+          "Content-Encoding": "identity",
+          "Cache-Control": "no-store, no-transform",
           "Access-Control-Allow-Origin": "*",
         },
       });
+    }
+    if (path === MCP_PATH) {
+      return mcp(request, env, cfg); // docs/mcp.md
     }
     if (!under(path, cfg.prefix)) {
       return env.ASSETS.fetch(request); // not the API: a plain asset
@@ -419,9 +424,12 @@ async function overLimit(request, env, cfg) {
 // clientKey returns the rate-limit key of the client an address header names
 // (docs/design.md §3), as the Go server's headerClientKey does: its last comma-separated
 // element, OWS trimmed, an IP address with or without a port ("192.0.2.1:443",
-// "[2001:db8::1]:443"). An IPv4 client, also written as an IPv4-mapped (::ffff:0:0/96) or
-// NAT64 (64:ff9b::/96) address, is keyed by its IPv4 address; any other IPv6 client by its
-// first `bits` bits, zone dropped ("2001:db8:1:2::/64", RFC 5952). null: not an address.
+// "[2001:db8::1]:443"). An IPv4 client, also written as an IPv4-mapped (::ffff:0:0/96),
+// NAT64 (64:ff9b::/96) or SIIT (::ffff:0:0:0/96) address, is keyed by its IPv4 address; an
+// address of the local-use translation prefix 64:ff9b:1::/48, where the IPv4 address sits
+// where the operator's prefix length puts it, by the whole address ("/128"); any other IPv6
+// client by its first `bits` bits, zone dropped ("2001:db8:1:2::/64", RFC 5952). null: not
+// an address.
 function clientKey(value, bits) {
   const s = trimOWS(value.slice(value.lastIndexOf(",") + 1));
   let a = parseIP(s);
@@ -439,8 +447,14 @@ function clientKey(value, bits) {
     return null;
   }
   const zero = (from, to) => a.slice(from, to).every((g) => g === 0);
-  if (a.length === 8 && ((zero(0, 5) && a[5] === 0xffff) || (a[0] === 0x64 && a[1] === 0xff9b && zero(2, 6)))) {
+  const mapped = zero(0, 5) && a[5] === 0xffff;
+  const siit = zero(0, 4) && a[4] === 0xffff && a[5] === 0;
+  const nat64 = a[0] === 0x64 && a[1] === 0xff9b && zero(2, 6);
+  if (a.length === 8 && (mapped || siit || nat64)) {
     a = [a[6] >> 8, a[6] & 255, a[7] >> 8, a[7] & 255];
+  }
+  if (a.length === 8 && a[0] === 0x64 && a[1] === 0xff9b && a[2] === 1) {
+    bits = 128;
   }
   if (a.length === 4) {
     return a.join(".");
@@ -556,4 +570,428 @@ async function fetchConfig(env, base) {
     // headersOf returns a fresh header object: the common set, the status's own, extra.
     headersOf: (status, extra) => Object.assign({}, common, byStatus[status], extra),
   });
+}
+
+// ---------------------------------------------------------------------------------------
+// The MCP endpoint (docs/mcp.md), as edge/server/mcp.go answers it: POST /mcp, JSON-RPC 2.0
+// answered as application/json, no sessions and no server-to-client streams; the stateless
+// revision 2026-07-28 and, for clients in use today, the 2025 revisions statelessly. Each
+// tool is a route of edge.json (api/public/mcp.json binds them, loaded on the first MCP
+// request of an isolate): a call builds the route's path from its arguments and answers
+// what a GET of it answers, the record's bytes or the route's error body, counted against
+// the client's rate limit like the request.
+
+const MCP_PATH = "/mcp";
+const MCP_FILE = "/api/public/mcp.json";
+const MCP_MODERN = "2026-07-28";
+const MCP_LEGACY = ["2025-11-25", "2025-06-18", "2025-03-26"];
+const MCP_SUPPORTED = [MCP_MODERN, ...MCP_LEGACY];
+// The version of a request without MCP-Protocol-Version and _meta (before 2025-06-18, curl).
+const MCP_NO_HEADER_VERSION = "2025-03-26";
+const META_VERSION = "io.modelcontextprotocol/protocolVersion";
+const META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+
+// MCP_ARG_TYPES: how a parameter type takes its tool arguments, how many and how they
+// become its parameters (null: not a value of the type's shape). A new type is an entry here.
+const MCP_ARG_TYPES = {
+  number: { args: 1, decode: (a) => (argInt(a[0]) === null ? null : [argInt(a[0])]) },
+  pair: { args: 2, decode: (a) => (argInt(a[0]) === null || argInt(a[1]) === null ? null : [argInt(a[0]), argInt(a[1])]) },
+  date: {
+    args: 1,
+    decode: (a) => {
+      const m = typeof a[0] === "string" ? /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/.exec(a[0]) : null;
+      return m === null ? null : [Number(m[3]), Number(m[2]), Number(m[1])];
+    },
+  },
+};
+
+// argInt reads an integer-valued JSON number of at most nine digits; null otherwise.
+function argInt(v) {
+  return Number.isInteger(v) && v >= 0 && v <= 999999999 ? v : null;
+}
+
+let mcpPromise = null;
+
+// mcpConfig loads and prepares mcp.json once per isolate.
+function mcpConfig(env, base, cfg) {
+  if (mcpPromise === null) {
+    mcpPromise = (async () => {
+      const res = await env.ASSETS.fetch(new URL(MCP_FILE, base));
+      if (res.status !== 200) {
+        throw new Error(`status ${res.status}`);
+      }
+      const m = await res.json();
+      if (!(m.max_body_bytes > 0) || !m.headers || !m.headers.response || !m.list) {
+        throw new Error("incomplete MCP config");
+      }
+      const tools = new Map();
+      for (const t of m.tools) {
+        const route = cfg.compiled.find((r) => r.name === t.route);
+        if (!route || t.args.length !== route.types.length || route.types.some((p, i) => MCP_ARG_TYPES[p.type].args !== t.args[i].length)) {
+          throw new Error(`tool ${t.name}: route ${t.route} has no such parameters`);
+        }
+        tools.set(t.name, { route, args: t.args, structured: !!t.structured });
+      }
+      const meta = JSON.stringify({ "io.modelcontextprotocol/serverInfo": m.server });
+      const caps = { tools: {} };
+      return {
+        m,
+        tools,
+        meta,
+        list: JSON.stringify(m.list),
+        discover: JSON.stringify({
+          supportedVersions: MCP_SUPPORTED,
+          capabilities: caps,
+          instructions: m.instructions,
+          ttlMs: m.ttl_ms,
+          cacheScope: "public",
+          resultType: "complete",
+          _meta: JSON.parse(meta),
+        }),
+        initRest: JSON.stringify({ capabilities: caps, serverInfo: m.server, instructions: m.instructions }).slice(1),
+        hosts: m.hosts || [],
+      };
+    })().catch((err) => {
+      mcpPromise = null;
+      throw err;
+    });
+  }
+  return mcpPromise;
+}
+
+// mcp answers a request to the MCP endpoint.
+async function mcp(request, env, cfg) {
+  let s;
+  try {
+    s = await mcpConfig(env, request.url, cfg);
+  } catch (err) {
+    console.error(`load ${MCP_FILE}: ${err}`);
+    return errorResponse(cfg, cfg.edge_errors.internal, request.method);
+  }
+  const h = s.m.headers;
+  if (request.method === "OPTIONS") {
+    return new Response(null, { status: 204, headers: h.preflight });
+  }
+  if (request.method !== "POST") {
+    const a = rpcError(405, null, -32600, "Method not allowed: send JSON-RPC messages with POST");
+    return new Response(request.method === "HEAD" ? null : a.body, { status: 405, headers: Object.assign({}, h.response, h.not_allowed) });
+  }
+  const a = await mcpPost(request, env, cfg, s);
+  if (a.body === null) {
+    return new Response(null, { status: a.status, headers: h.accepted });
+  }
+  const headers = Object.assign({}, h.response);
+  if (a.retry > 0) {
+    headers["Retry-After"] = String(a.retry);
+  }
+  return new Response(a.body, { status: a.status, headers });
+}
+
+// rpcError is a JSON-RPC error answer; without an id (one that could not be read) it has none.
+function rpcError(status, id, code, message, data) {
+  const e = { code, message };
+  if (data !== undefined) {
+    e.data = data;
+  }
+  const body = id === null ? { jsonrpc: "2.0", error: e } : { jsonrpc: "2.0", id, error: e };
+  return { status, body: JSON.stringify(body) };
+}
+
+// rpcResult is a JSON-RPC result answer around result, already JSON.
+function rpcResult(id, result) {
+  return { status: 200, body: '{"jsonrpc":"2.0","id":' + JSON.stringify(id) + ',"result":' + result + "}" };
+}
+
+// mcpPost answers a POST: the transport's checks (Origin, size, one message), then the
+// protocol version, then the method.
+async function mcpPost(request, env, cfg, s) {
+  const host = request.headers.get("Host") || new URL(request.url).host;
+  if (!originAllowed(request.headers.get("Origin"), host, s.hosts)) {
+    return rpcError(403, null, -32600, "Forbidden: invalid Origin");
+  }
+  const max = s.m.max_body_bytes;
+  const tooLarge = rpcError(413, null, -32600, `Request body larger than ${max} bytes`);
+  if (Number(request.headers.get("Content-Length") || 0) > max) {
+    return tooLarge;
+  }
+  const bytes = await readCapped(request, max);
+  if (bytes === null) {
+    return tooLarge;
+  }
+  let msg;
+  try {
+    msg = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    return rpcError(400, null, -32700, "Parse error");
+  }
+  return mcpMessage(request, env, cfg, s, msg);
+}
+
+// readCapped reads a request body of at most max bytes; null when it is longer.
+async function readCapped(request, max) {
+  if (request.body === null) {
+    return new Uint8Array(0);
+  }
+  const chunks = [];
+  let n = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) {
+      break;
+    }
+    n += value.byteLength;
+    if (n > max) {
+      reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+
+// mcpMessage answers one parsed JSON-RPC message.
+async function mcpMessage(request, env, cfg, s, msg) {
+  if (Array.isArray(msg)) {
+    return rpcError(400, null, -32600, "Invalid Request: batches are not supported");
+  }
+  if (!isObject(msg)) {
+    return rpcError(400, null, -32600, "Invalid Request");
+  }
+  const hasID = Object.prototype.hasOwnProperty.call(msg, "id");
+  const id = typeof msg.id === "string" || typeof msg.id === "number" ? msg.id : null;
+  const method = msg.method;
+  if (msg.jsonrpc !== "2.0" || typeof method !== "string" || (hasID && id === null)) {
+    return rpcError(400, id, -32600, "Invalid Request");
+  }
+  if (!hasID) {
+    return { status: 202, body: null }; // a notification: nothing to answer
+  }
+  const params = msg.params === undefined ? {} : msg.params;
+  if (!isObject(params)) {
+    return rpcError(400, id, -32602, "Invalid params: want an object");
+  }
+  const meta = isObject(params._meta) ? params._meta : {};
+  const headerVersion = trimOWS(request.headers.get("MCP-Protocol-Version") || "");
+  let version = headerVersion;
+  const modernMeta = Object.prototype.hasOwnProperty.call(meta, META_VERSION);
+  if (modernMeta) {
+    const v = meta[META_VERSION];
+    if (typeof v !== "string") {
+      return rpcError(400, id, -32602, "Invalid params: _meta protocolVersion is not a string");
+    }
+    if (v !== headerVersion) {
+      return rpcError(400, id, -32020, `Header mismatch: MCP-Protocol-Version ${JSON.stringify(headerVersion)}, _meta protocolVersion ${JSON.stringify(v)}`);
+    }
+    version = v;
+  } else if (method === "initialize") {
+    const v = MCP_LEGACY.includes(params.protocolVersion) ? params.protocolVersion : MCP_LEGACY[0];
+    return rpcResult(id, '{"protocolVersion":' + JSON.stringify(v) + "," + s.initRest);
+  } else if (version === "") {
+    version = MCP_NO_HEADER_VERSION;
+  }
+  if (version === MCP_MODERN) {
+    const bad = checkModern(request.headers, id, method, modernMeta, meta, params.name);
+    if (bad !== null) {
+      return bad;
+    }
+  } else if (!MCP_LEGACY.includes(version)) {
+    return rpcError(400, id, -32022, "Unsupported protocol version", { supported: MCP_SUPPORTED, requested: version });
+  }
+  switch (method) {
+    case "server/discover":
+      return rpcResult(id, s.discover);
+    case "tools/list":
+      return rpcResult(id, s.list);
+    case "tools/call": {
+      if (typeof params.name !== "string") {
+        return rpcError(200, id, -32602, "Invalid params: name is not a string");
+      }
+      const tool = s.tools.get(params.name);
+      if (tool === undefined) {
+        return rpcError(200, id, -32602, "Unknown tool: " + params.name);
+      }
+      const args = params.arguments === undefined || params.arguments === null ? {} : params.arguments;
+      if (!isObject(args)) {
+        return rpcError(200, id, -32602, "Invalid params: arguments is not an object");
+      }
+      return mcpCall(request, env, cfg, s, id, tool, args);
+    }
+    case "ping":
+      if (version !== MCP_MODERN) {
+        return rpcResult(id, "{}");
+      }
+  }
+  // 2026-07-28: an unknown method is a 404.
+  return rpcError(version === MCP_MODERN ? 404 : 200, id, -32601, "Method not found: " + method);
+}
+
+// checkModern checks what 2026-07-28 requires of every request: the _meta fields and the
+// standard headers that mirror the body; null when all is well.
+function checkModern(headers, id, method, hasVersion, meta, name) {
+  if (!hasVersion || !isObject(meta[META_CAPABILITIES])) {
+    return rpcError(400, id, -32602, `Invalid params: _meta must hold ${META_VERSION} and ${META_CAPABILITIES}`);
+  }
+  const mismatch = (h, body) =>
+    rpcError(400, id, -32020, `Header mismatch: ${h} header ${JSON.stringify(headers.get(h) || "")} does not match the body's ${JSON.stringify(body)}`);
+  if (mcpHeader(headers, "Mcp-Method") !== method) {
+    return mismatch("Mcp-Method", method);
+  }
+  if (method === "tools/call") {
+    const n = typeof name === "string" ? name : "";
+    if (headers.get("Mcp-Name") === null || mcpHeader(headers, "Mcp-Name") !== n) {
+      return mismatch("Mcp-Name", n);
+    }
+  }
+  return null;
+}
+
+// mcpHeader is a standard MCP header's value, OWS trimmed and, in the Base64 sentinel form
+// "=?base64?…?=", decoded.
+function mcpHeader(headers, name) {
+  const v = trimOWS(headers.get(name) || "");
+  const m = /^=\?base64\?(.*)\?=$/.exec(v);
+  if (m !== null) {
+    try {
+      return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(atob(m[1]), (c) => c.charCodeAt(0)));
+    } catch {
+      return v;
+    }
+  }
+  return v;
+}
+
+// mcpCall answers a tools/call: the tool's route is asked for the path its arguments make,
+// after the rate limit counted the call when the route is rate-limited (before the
+// arguments are looked at, as a request is counted before its path is validated).
+async function mcpCall(request, env, cfg, s, id, tool, args) {
+  const route = tool.route;
+  if (route.limited) {
+    if (!env.RATE_LIMITER) {
+      console.error("RATE_LIMITER binding is not configured");
+      return toolResult(id, s, true, false, cfg.errors[cfg.edge_errors.internal].body);
+    }
+    if (await overLimit(request, env, cfg)) {
+      const retry = cfg.limit.window_seconds;
+      const a = toolResult(id, s, true, false, cfg.errors[cfg.edge_errors.too_many_requests].body, "Retry-After: " + retry);
+      a.retry = retry;
+      return a;
+    }
+  }
+  const path = toolPath(cfg, tool, args);
+  const m = path === null ? { error: route.error || cfg.edge_errors.not_found } : match(cfg, path);
+  if (m.error) {
+    return toolResult(id, s, true, false, cfg.errors[m.error].body);
+  }
+  const bytes = await recordOf(env, request.url, m.route, m.params);
+  if (bytes === null) {
+    return toolResult(id, s, true, false, cfg.errors[cfg.edge_errors.internal].body);
+  }
+  return toolResult(id, s, false, tool.structured, UTF8.decode(bytes));
+}
+
+const UTF8 = new TextDecoder();
+
+// recordOf returns the bytes a route's GET answers for canonical params, as fileResponse
+// and packedResponse read them (without the ETag a tool result has no use for); null, logged,
+// when the file or its line is missing.
+async function recordOf(env, base, route, params) {
+  const file = fill(route.packed ? route.packed.file : route.file, route.names, params);
+  const asset = await env.ASSETS.fetch(new URL("/" + file, base));
+  if (asset.status !== 200) {
+    console.error(`asset ${file}: status ${asset.status}`);
+    return null;
+  }
+  const bytes = new Uint8Array(await asset.arrayBuffer());
+  if (!route.packed) {
+    return bytes;
+  }
+  const line = params[route.names.indexOf(route.packed.line)];
+  let start = 0;
+  for (let n = 1; n < line && start >= 0; n++) {
+    const nl = bytes.indexOf(10, start);
+    start = nl < 0 ? -1 : nl + 1;
+  }
+  const end = start < 0 ? -1 : bytes.indexOf(10, start);
+  if (end <= start) {
+    console.error(`asset ${file}: no record on line ${line}`);
+    return null;
+  }
+  return bytes.subarray(start, end + 1);
+}
+
+// toolPath is the route path a call's arguments make, null when an argument is missing or
+// of the wrong shape.
+function toolPath(cfg, tool, args) {
+  const params = [];
+  const types = tool.route.types;
+  for (let i = 0; i < types.length; i++) {
+    const vals = tool.args[i].map((n) => args[n]);
+    const p = vals.includes(undefined) ? null : MCP_ARG_TYPES[types[i].type].decode(vals);
+    if (p === null) {
+      return null;
+    }
+    params.push(...p);
+  }
+  let k = 0;
+  return cfg.prefix + tool.route.segs.map((seg) => "/" + (seg.startsWith("{") ? params[k++] : seg)).join("");
+}
+
+// toolResult is a tools/call result around a body: one text item holding it and, for a
+// structured tool's record, the same record as structuredContent; an error (the route's
+// error body, the rate limit's) has isError and more text items.
+function toolResult(id, s, isError, structured, body, ...more) {
+  let r = '{"content":[{"type":"text","text":' + JSON.stringify(body) + "}";
+  for (const m of more) {
+    r += ',{"type":"text","text":' + JSON.stringify(m) + "}";
+  }
+  if (isError) {
+    r += '],"isError":true';
+  } else if (structured) {
+    r += '],"structuredContent":' + body.replace(/\n$/, "") + ',"isError":false';
+  } else {
+    r += '],"isError":false';
+  }
+  return rpcResult(id, r + ',"resultType":"complete","_meta":' + s.meta + "}");
+}
+
+// originAllowed applies docs/mcp.md's Origin rule, as the Go server's originAllowed does: no
+// Origin (not a browser) is allowed; an Origin must be an http(s) origin; a request from a
+// page of the same host name is allowed only under a loopback name, an IP address or one of
+// hosts (under any other name it is a DNS rebinding); cross-origin requests are the API's
+// CORS, open to every site.
+function originAllowed(origin, host, hosts) {
+  if (origin === null || origin === "") {
+    return true;
+  }
+  const m = /^https?:\/\/([^/?#@ ]+)$/.exec(origin);
+  if (m === null) {
+    return false;
+  }
+  const oh = hostName(m[1]).toLowerCase();
+  if (oh !== hostName(host).toLowerCase()) {
+    return true;
+  }
+  if (oh === "localhost" || oh.endsWith(".localhost") || hosts.includes(oh)) {
+    return true;
+  }
+  return parseIP(oh.replace(/^\[(.*)\]$/, "$1")) !== null;
+}
+
+// hostName is the host of "host[:port]", an IPv6 address keeping its brackets.
+function hostName(hp) {
+  if (hp.startsWith("[")) {
+    const i = hp.indexOf("]");
+    return i < 0 ? hp : hp.slice(0, i + 1);
+  }
+  const i = hp.lastIndexOf(":");
+  return i < 0 ? hp : hp.slice(0, i);
 }

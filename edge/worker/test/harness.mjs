@@ -220,13 +220,16 @@ export function assets(tree, { override = new Map(), edit = null } = {}) {
     async fetch(input, init) {
       const request = input instanceof Request && init === undefined ? input : new Request(input, init);
       const url = new URL(request.url);
-      if (request.method !== "GET" && request.method !== "HEAD") {
-        return new Response("405 method not allowed", { status: 405, headers: { Allow: "GET, HEAD" } });
-      }
       const p = decodeAssetPath(url.pathname);
       let intent = html(p);
       if (!intent.redirect && encodeAssetPath(p) !== url.pathname) {
         intent = { redirect: p }; // any path is answered at its canonical (encoded) spelling only
+      }
+      // As the asset worker: another method is refused (no body, no header but the rules')
+      // for a path it would answer, after the redirects are decided.
+      const method = request.method;
+      if (method !== "GET" && method !== "HEAD" && (intent.file || intent.redirect)) {
+        return new Response(null, { status: 405, headers: applyHeaderRules(rules, url.pathname, {}) });
       }
       if (intent.redirect) {
         const headers = { Location: encodeAssetPath(intent.redirect) + url.search };
@@ -238,13 +241,17 @@ export function assets(tree, { override = new Map(), edit = null } = {}) {
       }
       fetched.push(intent.file);
       const { bytes, hash } = read(intent.file);
-      // The asset server's own validator: not the body's sha256 the worker answers with.
-      const etag = `"${hash.slice(0, 32)}"`;
-      const headers = applyHeaderRules(rules, url.pathname, {
-        "Content-Type": TYPES[path.extname(intent.file)] || "application/octet-stream",
-        "Cache-Control": "public, max-age=0, must-revalidate",
-        ETag: etag,
-      });
+      // The asset server's own validator, the asset hash numerology deploy registers (the
+      // first 32 hex digits of sha256(sha256 hex "." extension)): not the body's sha256 the
+      // worker answers with.
+      const ext = path.extname(intent.file).slice(1);
+      const etag = `"${createHash("sha256").update(hash + "." + ext).digest("hex").slice(0, 32)}"`;
+      const own = { "Content-Type": TYPES[path.extname(intent.file)] || "application/octet-stream", ETag: etag };
+      // No Cache-Control for a request the asset worker does not count cacheable.
+      if (!request.headers.has("Authorization") && !request.headers.has("Range")) {
+        own["Cache-Control"] = "public, max-age=0, must-revalidate";
+      }
+      const headers = applyHeaderRules(rules, url.pathname, own);
       // Cloudflare's asset server compares one validator, strong or weak, and nothing else:
       // a list, "*" or a second header line gets the full answer (docs/design.md §4).
       const inm = request.headers.get("If-None-Match");

@@ -36,20 +36,25 @@ const server = createServer(async (req, res) => {
       headers.set("CF-Connecting-IP", req.socket.remoteAddress);
     }
     // The raw target is appended, not resolved against a base: "//x" stays a path.
-    const request = new Request(`http://${req.headers.host || "127.0.0.1"}${req.url}`, { method: req.method, headers });
-    req.resume(); // no route reads a body
+    // Only the MCP endpoint reads a body (POST); the others get none.
+    const chunks = [];
+    for await (const c of req) {
+      chunks.push(c);
+    }
+    const body = req.method === "GET" || req.method === "HEAD" || chunks.length === 0 ? undefined : Buffer.concat(chunks);
+    const request = new Request(`http://${req.headers.host || "127.0.0.1"}${req.url}`, { method: req.method, headers, body });
     const response = await dispatch(worker, env, request);
-    const body = req.method === "HEAD" || response.body === null ? null : Buffer.from(await response.arrayBuffer());
+    const out_ = req.method === "HEAD" || response.body === null ? null : Buffer.from(await response.arrayBuffer());
     const out = {};
     for (const [k, v] of response.headers) {
       out[k] = v;
     }
     // workerd sends the length of a body it holds whole, as here.
-    if (body !== null && out["content-length"] === undefined) {
-      out["content-length"] = String(body.length);
+    if (out_ !== null && out["content-length"] === undefined) {
+      out["content-length"] = String(out_.length);
     }
     res.writeHead(response.status, out);
-    res.end(body);
+    res.end(out_);
   } catch (err) {
     console.error(`${req.method} ${req.url}: ${err.stack || err}`);
     res.writeHead(502, { "content-type": "text/plain" });

@@ -122,7 +122,7 @@ describe("assets", () => {
         assert.equal(r.status, status, target);
         if (status === 500) {
           assert.equal(r.body.toString(), internal.body, target);
-          assert.equal(r.headers.get("Cache-Control"), "no-store");
+          assert.equal(r.headers.get("Cache-Control"), edge.headers.by_status["500"]["Cache-Control"]);
         }
       }
       const short = "api/public/matrix-months/2000/7.jsonl";
@@ -257,8 +257,9 @@ describe("edge config", () => {
       for (const target of ["/api/public/matrix/1/1/2000", "/api/public/life-path", "/api/public"]) {
         const r = await dispatch(worker, env, new Request(ORIGIN + target));
         assert.equal(r.status, 500, target);
-        assert.equal(r.headers.get("Cache-Control"), "no-store");
+        assert.equal(r.headers.get("Cache-Control"), "no-store, no-transform");
         assert.equal(r.headers.get("Content-Type"), "application/json; charset=utf-8");
+        assert.equal(r.headers.get("Content-Encoding"), "identity");
         const body = await r.json();
         assert.equal(body.error, "Internal error");
         assert.equal(body.status, 500);

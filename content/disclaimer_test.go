@@ -1,0 +1,31 @@
+package content
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestRecordDisclaimer(t *testing.T) {
+	const line = "record_disclaimer: \"Нумерология — традиция, а не наука.\"\n"
+	tests := []struct {
+		name, with string
+		want       []string
+	}{
+		{"missing", "", []string{"content/site.yaml:1: record_disclaimer: missing field"}},
+		{"at the limit", "record_disclaimer: \"" + strings.Repeat("ж", MaxRecordDisclaimer) + "\"\n", nil},
+		{"too long", "record_disclaimer: \"" + strings.Repeat("ж", MaxRecordDisclaimer+1) + "\"\n",
+			[]string{"content/site.yaml:22: record_disclaimer: too long: 161 characters, want at most 160"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			edits := map[string]string{"site.yaml": replace(t, "site.yaml", line, tt.with)}
+			if tt.want == nil {
+				if _, err := Load(fixture(t, edits), "content", testRules); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			wantProblems(t, edits, tt.want)
+		})
+	}
+}

@@ -1,0 +1,115 @@
+package content
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/opennumerology/numerology/generator/rules"
+)
+
+// differenceRe finds a text saying that the two paths, their rhythm or their values
+// differ: «ритмы и ценности здесь расходятся», «Пути заметно различаются».
+var differenceRe = regexp.MustCompile(`(?i)(пут|ритм|ценност)[а-яё]*[^.:;]*(расход|различа|не совпада|разн)`)
+
+// TestCompatLevelsFitTheirPairs pins what the review found false in the level descriptions
+// (issue 32, E2 and E3): a level description is printed above every pair of its level and
+// served with it, so it must be true of each. Two people with the same number walk the same
+// path, so a level that any such pair carries may not say that the paths, rhythms or values
+// differ; and no pair may say its values agree under a level that says they diverge.
+func TestCompatLevelsFitTheirPairs(t *testing.T) {
+	c, err := Load(Embedded(), "content", testRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameNumber := map[string][]CompatPair{}
+	for _, p := range c.Compatibility.Pairs {
+		if p.A == p.B {
+			sameNumber[p.Level] = append(sameNumber[p.Level], p)
+		}
+	}
+	if len(sameNumber) == 0 {
+		t.Fatal("no pair of one number: the test checks nothing")
+	}
+	for _, lv := range c.Compatibility.Levels {
+		m := differenceRe.FindString(lv.Description)
+		if m == "" {
+			continue
+		}
+		for _, p := range sameNumber[lv.Key] {
+			t.Errorf("level %s says «%s…», yet the pair %d/%d of one number carries it", lv.Key, m, p.A, p.B)
+		}
+		for _, p := range c.Compatibility.Pairs {
+			if p.Level == lv.Key && strings.Contains(p.Summary, "не противореч") {
+				t.Errorf("level %s says «%s…», yet the summary of %d/%d says their values agree", lv.Key, m, p.A, p.B)
+			}
+		}
+	}
+}
+
+// TestDemandingLevelPointsToHelp pins the sentence of the demanding level (issue 32, §6):
+// fear, humiliation, control or violence are not a matter of numbers, and help is named.
+func TestDemandingLevelPointsToHelp(t *testing.T) {
+	c, err := Load(Embedded(), "content", testRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lv, ok := c.Compatibility.Level("demanding")
+	if !ok {
+		t.Fatal("no level demanding")
+	}
+	for _, w := range []string{"унижение", "контроль", "насилие", "не в числах", "специалист", "кризисн"} {
+		if !strings.Contains(lv.Description, w) {
+			t.Errorf("the demanding level does not say %q: %s", w, lv.Description)
+		}
+	}
+}
+
+// TestSquareCenturyClaims pins the claims of cells 1 and 9 about whole spans of years (issue
+// 32, E4 and E5: «в датах XX века» was false for 2000, which belongs to the XX century):
+// each cell's description names the span it speaks of, and every date of the range agrees.
+func TestSquareCenturyClaims(t *testing.T) {
+	c, err := Load(Embedded(), "content", testRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	desc := func(cell int) string { return c.Square.Cells[cell-1].Description }
+	for _, cell := range []int{1, 9} {
+		if strings.Contains(desc(cell), "XX век") {
+			t.Errorf("cell %d speaks of the XX century, whose last year 2000 breaks the claim", cell)
+		}
+	}
+	for cell, phrases := range map[int][]string{
+		1: {"с 1900 по 1999 год и у дат 2100 года единица есть", "только у родившихся с 2000 по 2099 год"},
+		9: {"У родившихся с 1900 по 1999 год хотя бы одна девятка есть всегда"},
+	} {
+		for _, p := range phrases {
+			if !strings.Contains(desc(cell), p) {
+				t.Errorf("cell %d no longer says %q: check the claim below against its new text", cell, p)
+			}
+		}
+	}
+	emptyOne, emptyNine := 0, 0
+	for y := rules.FirstYear; y <= rules.LastYear; y++ {
+		for m := 1; m <= 12; m++ {
+			for d := 1; d <= rules.DaysIn(m, y); d++ {
+				sq := rules.ComputeSquare(d, m, y)
+				if sq.Counts[0] == 0 {
+					emptyOne++
+					if y < 2000 || y > 2099 {
+						t.Errorf("%02d.%02d.%d has no 1, but cell 1 says only 2000–2099 can", d, m, y)
+					}
+				}
+				if sq.Counts[8] == 0 {
+					emptyNine++
+					if y <= 1999 {
+						t.Errorf("%02d.%02d.%d has no 9, but cell 9 says 1900–1999 always has one", d, m, y)
+					}
+				}
+			}
+		}
+	}
+	if emptyOne == 0 || emptyNine == 0 {
+		t.Errorf("%d dates without a 1 and %d without a 9: the cells' words about an empty cell would describe nothing", emptyOne, emptyNine)
+	}
+}

@@ -1,0 +1,176 @@
+package mcptest_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/opennumerology/numerology/edge/mcptest"
+	"github.com/opennumerology/numerology/edge/server"
+	"github.com/opennumerology/numerology/generator/generatortest"
+	"github.com/opennumerology/numerology/internal/testsupport"
+)
+
+// node is the Node of this folder's npm project (make test-tools installs it).
+const node = "node_modules/.bin/node"
+
+func requireTools(t *testing.T) {
+	t.Helper()
+	testsupport.SkipShort(t, "runs Node (the MCP SDK client and the conformance suite)")
+	if _, err := os.Stat(node); err != nil {
+		t.Fatal("edge/mcptest/node_modules/.bin/node missing: run make test-tools (npm ci in edge/mcptest/)")
+	}
+}
+
+// edges starts serve's handler and the worker in wrangler dev on a tree of 2000 and returns
+// their MCP endpoints.
+func edges(t *testing.T) (dir string, urls map[string]string) {
+	t.Helper()
+	dir = generatortest.Tree(t, 2000)
+	h, err := server.New(server.Options{Dir: dir, RateLimit: 1000, RateWindow: time.Minute, NoReload: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return dir, map[string]string{"serve": srv.URL + "/mcp", "worker": startWrangler(t, dir) + "/mcp"}
+}
+
+// TestMCP runs the official clients and conformance suite against serve and the worker in
+// wrangler dev, started once on one tree.
+func TestMCP(t *testing.T) {
+	requireTools(t)
+	dir, urls := edges(t)
+	t.Run("clients", func(t *testing.T) { testClients(t, dir, urls) })
+	t.Run("conformance suite", func(t *testing.T) { testConformanceSuite(t, urls) })
+}
+
+// testClients: the official Go and TypeScript SDK clients list the tools of both edges (serve
+// and the worker in wrangler dev) and
+// call every one, as 2026-07-28 clients and as 2025-11-25 ones, and get the tree's bytes.
+func testClients(t *testing.T, dir string, urls map[string]string) {
+	calls, err := json.Marshal(mcptest.Calls(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	callsFile := filepath.Join(t.TempDir(), "calls.json")
+	if err := os.WriteFile(callsFile, calls, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for edge, url := range urls {
+		for _, v := range mcptest.Versions {
+			t.Run(edge+"/go/"+v, func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				client := mcp.NewClient(&mcp.Implementation{Name: "numerology-test", Version: "1"}, nil)
+				cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, DisableStandaloneSSE: true},
+					&mcp.ClientSessionOptions{ProtocolVersion: v})
+				if err != nil {
+					t.Fatalf("connect: %v", err)
+				}
+				defer cs.Close()
+				if got := cs.InitializeResult().ProtocolVersion; got != v {
+					t.Errorf("protocol version %s, want %s", got, v)
+				}
+				mcptest.CheckSession(t, ctx, cs, dir)
+			})
+			t.Run(edge+"/typescript/"+v, func(t *testing.T) {
+				out, err := exec.Command(node, "client.mjs", url, v, dir, callsFile).CombinedOutput()
+				if err != nil || !strings.HasPrefix(string(out), "ok ") {
+					t.Errorf("the TypeScript SDK client: %v\n%s", err, out)
+				}
+			})
+		}
+	}
+}
+
+// scenarios are the official conformance suite's server scenarios that apply to a
+// read-only server of tools, by the protocol version they run at. The others need the
+// suite's own fixture tools, prompts, resources, sampling, elicitation, logging,
+// completions, progress, SSE streams or the tasks extension (docs/mcp.md).
+var scenarios = map[string][]string{
+	"2026-07-28": {"server-stateless", "tools-list", "caching", "dns-rebinding-protection", "http-header-validation"},
+	"2025-11-25": {"server-initialize", "ping", "tools-list", "dns-rebinding-protection", "server-session-lifecycle"},
+}
+
+// notApplicable reports a failed check of the suite that does not apply here: one the
+// suite itself calls not testable (its fixture tools), and the caching hints of the
+// prompts and resources lists, which this server does not have.
+func notApplicable(scenario string, check suiteCheck) bool {
+	if strings.HasPrefix(check.ErrorMessage, "Not testable:") {
+		return true
+	}
+	return scenario == "caching" && (strings.Contains(check.ErrorMessage, "prompts/list") || strings.Contains(check.ErrorMessage, "resources/"))
+}
+
+type suiteCheck struct {
+	ID           string `json:"id"`
+	Status       string `json:"status"`
+	ErrorMessage string `json:"errorMessage"`
+}
+
+// testConformanceSuite runs the official conformance suite's applicable server scenarios
+// against both edges: every check passes but those notApplicable names.
+func testConformanceSuite(t *testing.T, urls map[string]string) {
+	suite, err := filepath.Abs("node_modules/@modelcontextprotocol/conformance/dist/index.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodeAbs, _ := filepath.Abs(node)
+	for edge, url := range urls {
+		for v, names := range scenarios {
+			for _, sc := range names {
+				t.Run(fmt.Sprintf("%s/%s/%s", edge, v, sc), func(t *testing.T) {
+					t.Parallel()
+					work := t.TempDir()
+					cmd := exec.Command(nodeAbs, suite, "server", "--url", url, "--scenario", sc, "--spec-version", v, "-o", "results")
+					cmd.Dir = work
+					out, _ := cmd.CombinedOutput()
+					var files []string
+					_ = filepath.WalkDir(work, func(p string, d fs.DirEntry, err error) error {
+						if err == nil && d.Name() == "checks.json" {
+							files = append(files, p)
+						}
+						return nil
+					})
+					if len(files) != 1 {
+						t.Fatalf("no checks.json of the suite:\n%s", out)
+					}
+					b, err := os.ReadFile(files[0])
+					if err != nil {
+						t.Fatal(err)
+					}
+					var checks []suiteCheck
+					if err := json.Unmarshal(b, &checks); err != nil {
+						t.Fatal(err)
+					}
+					passed := 0
+					for _, c := range checks {
+						switch {
+						case c.Status == "SUCCESS":
+							passed++
+						case c.Status == "INFO" || c.Status == "SKIPPED":
+						case notApplicable(sc, c):
+							t.Logf("not applicable: %s: %s", c.ID, c.ErrorMessage)
+						default:
+							t.Errorf("%s %s: %s", c.ID, c.Status, c.ErrorMessage)
+						}
+					}
+					if passed == 0 && sc != "server-session-lifecycle" {
+						t.Errorf("no check passed:\n%s", out)
+					}
+				})
+			}
+		}
+	}
+}

@@ -1,0 +1,312 @@
+// The full matrix chart's details page: reads ?date=YYYY-MM-DD, computes the date's chart
+// at once by the rule (docs/design.md §15), writes its numbers into the drawing and the
+// tables the page already holds, then fetches the API record, checks the chart against it
+// and fills in the citation. The script runs while the page is parsed, so the first frame
+// already shows the chart or the message about the date, and what the API answers later
+// lands in space reserved for it: nothing on the page moves. No libraries.
+(function () {
+  "use strict";
+
+  var data = JSON.parse(document.getElementById("chart-data").textContent);
+  var status = document.getElementById("status");
+  var result = document.getElementById("result");
+  var drawing = document.getElementById("drawing");
+  var input = document.getElementById("details-date");
+  var titleDate = document.getElementById("details-title-date");
+  var apiStatus = document.getElementById("api-status");
+  var jsonLink = document.getElementById("json-link");
+  var citation = document.getElementById("citation");
+  var cells = result.querySelectorAll("[data-key]");
+  var readingZones = ["money", "love", "karmic_tail"];
+
+  function el(tag, className, text) {
+    var e = document.createElement(tag);
+    if (className) e.className = className;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function pad(n) { return (n < 10 ? "0" : "") + n; }
+
+  function ruDate(d, m, y) { return pad(d) + "." + pad(m) + "." + y; }
+
+  // fill puts a message into a notice box; kind is a stable name for tests and styling.
+  function fill(box, kind, heading, text, retry) {
+    box.textContent = "";
+    box.setAttribute("data-state", kind);
+    var info = kind === "loading" || kind === "empty" || kind === "ok";
+    box.setAttribute("role", info ? "status" : "alert");
+    if (heading) box.appendChild(el("p", "notice-title", heading));
+    if (text) box.appendChild(el("p", "", text));
+    if (retry) {
+      var b = el("button", "secondary", "Попробовать ещё раз");
+      b.type = "button";
+      b.addEventListener("click", retry);
+      box.appendChild(b);
+    }
+  }
+
+  // show puts a message about the date above the chart ("bad-date", "empty"); the chart is
+  // then hidden. It is only called while the page is parsed.
+  function show(kind, heading, text) {
+    fill(status, kind, heading, text);
+    status.className = "notice notice-" + (kind === "empty" ? "info" : "error");
+    result.hidden = true;
+  }
+
+  // showAPI reports the API's answer in the reserved box under the citation ("loading",
+  // "ok", "rate-limit", "server", "network").
+  function showAPI(kind, heading, text, retry) {
+    fill(apiStatus, kind, heading, text, retry);
+    apiStatus.className = "api-status" + (kind === "rate-limit" || kind === "server" || kind === "network" ? " notice-error" : "");
+  }
+
+  // parse checks the format, the calendar and the range; it returns {d, m, y} or an error text.
+  function parse(s) {
+    // Also accept the Russian DD.MM.YYYY that people type where the browser has no date picker.
+    var ru = /^(\d{1,2})\.(\d{1,2})\.(\d{4})$/.exec(s);
+    if (ru) s = ru[3] + "-" + pad(+ru[2]) + "-" + pad(+ru[1]);
+    var m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
+    if (!m) {
+      return { error: "Не получилось прочитать дату «" + s + "». Нужен формат ГГГГ-ММ-ДД, например 1996-07-11." };
+    }
+    var y = +m[1], mo = +m[2], d = +m[3];
+    if (mo < 1 || mo > 12) {
+      return { error: "Даты " + m[3] + "." + m[2] + "." + m[1] + " нет в календаре: месяцев всего двенадцать." };
+    }
+    var days = daysIn(mo, y);
+    if (d < 1 || d > days) {
+      return { error: "Даты " + m[3] + "." + m[2] + "." + m[1] + " нет в календаре: в " + monthsIn[mo - 1] + " " + y + " года " + days + " " + (days === 31 ? "день" : "дней") + "." };
+    }
+    if (y < data.firstYear || y > data.lastYear) {
+      return { error: "Карта рассчитывается для дат с 01.01." + data.firstYear + " по 31.12." + data.lastYear + ", а " + ruDate(d, mo, y) + " в этот промежуток не входит." };
+    }
+    return { d: d, m: mo, y: y };
+  }
+
+  // daysIn is the number of days of a month of the Gregorian calendar.
+  function daysIn(m, y) {
+    if (m === 2) return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28;
+    return m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
+  }
+
+  function digitSum(n) {
+    var s = 0;
+    for (; n > 0; n = Math.floor(n / 10)) s += n % 10;
+    return s;
+  }
+
+  // r is the reduction of the rule: while the number is above 22, the sum of its digits.
+  function r(n) {
+    while (n > 22) n = digitSum(n);
+    return n;
+  }
+
+  // chartOf computes the chart of a date by the rule of docs/design.md §15 (method
+  // ladini-22): the points, channels, purposes, karmic tail, talents, chakra map with its
+  // totals and the age line, in the record's shape, numbers only.
+  function chartOf(d, m, y) {
+    var p = {};
+    p.A = r(d); p.B = r(m); p.C = r(digitSum(y));
+    p.D = r(p.A + p.B + p.C);
+    p.E = r(p.A + p.B + p.C + p.D);
+    p.F = r(p.A + p.B); p.G = r(p.B + p.C); p.H = r(p.C + p.D); p.I = r(p.D + p.A);
+    ["A", "B", "C", "D", "F", "G", "H", "I"].forEach(function (x) {
+      p[x + "2"] = r(p[x] + p.E);
+      p[x + "1"] = r(p[x] + p[x + "2"]);
+    });
+    p.A3 = r(p.A2 + p.E); p.B3 = r(p.B2 + p.E);
+    p.U = r(p.F + p.G + p.H + p.I);
+    var points = {};
+    data.points.forEach(function (k) { points[k] = p[k]; });
+
+    var balance = r(p.C2 + p.D2);
+    var channels = { money_entry: p.C2, relationship_entry: p.D2, balance: balance, money: r(balance + p.C2), love: r(p.D2 + balance) };
+
+    var sky = r(p.B + p.D), earth = r(p.A + p.C), personal = r(sky + earth);
+    var male = r(p.F + p.H), female = r(p.G + p.I), social = r(male + female);
+    var spiritual = r(personal + social);
+    var purposes = { sky: sky, earth: earth, personal: personal, male: male, female: female, social: social, spiritual: spiritual, planetary: r(social + spiritual) };
+
+    // The chakras top to bottom: the physical column on the horizontal axis A…C, the energy
+    // column on the vertical axis B…D, emotions their reduced sum.
+    var rows = [["A", "B"], ["A1", "B1"], ["A2", "B2"], ["A3", "B3"], ["E", "E"], ["C2", "D2"], ["C", "D"]];
+    var sums = [0, 0, 0];
+    var chakras = rows.map(function (row, i) {
+      var c = { key: data.chakras[i], physical: p[row[0]], energy: p[row[1]], emotions: r(p[row[0]] + p[row[1]]) };
+      sums[0] += c.physical; sums[1] += c.energy; sums[2] += c.emotions;
+      return c;
+    });
+
+    // The age line: from each outer point X to the next, Y, ten years in eight steps.
+    var outer = ["A", "F", "B", "G", "C", "H", "D", "I"];
+    var ageLine = [];
+    outer.forEach(function (k, s) {
+      var x = p[k], y2 = p[outer[(s + 1) % 8]];
+      var five = r(x + y2), twoHalf = r(x + five), sevenHalf = r(five + y2);
+      [x, r(x + twoHalf), twoHalf, r(twoHalf + five), five, r(five + sevenHalf), sevenHalf, r(sevenHalf + y2)].forEach(function (a) {
+        ageLine.push({ age: ageLine.length * 1.25, arcana: a });
+      });
+    });
+
+    return {
+      method: data.method,
+      points: points,
+      channels: channels,
+      purposes: purposes,
+      karmic_tail: [p.D, p.D1, p.D2],
+      talents: [p.B, p.B1, p.B2],
+      chakras: chakras,
+      chakra_totals: { physical: r(sums[0]), energy: r(sums[1]), emotions: r(sums[2]) },
+      age_line: ageLine
+    };
+  }
+
+  // localRecord builds the chart record of a date as the API would send it.
+  function localRecord(p) {
+    var rec = chartOf(p.d, p.m, p.y);
+    var iso = p.y + "-" + pad(p.m) + "-" + pad(p.d);
+    rec.input = { day: p.d, month: p.m, year: p.y };
+    rec.suggested_citation = data.citation.replace("{date}", ruDate(p.d, p.m, p.y)).replace("{url}", data.siteURL + "/chart/details?date=" + iso);
+    rec.attribution = data.attribution;
+    return rec;
+  }
+
+  // get reads the arcanum at a cell's key ("points.A", "karmic_tail.0", "age_line.12").
+  function get(rec, key) {
+    var v = rec;
+    key.split(".").forEach(function (k) { v = v === undefined || v === null ? undefined : v[k]; });
+    if (v !== null && typeof v === "object") v = v.arcana;
+    return v;
+  }
+
+  function name(n) { return data.arcana[n - 1] || ""; }
+
+  // arcanumLink is an arcanum's number and name, linked to its page.
+  function arcanumLink(n) {
+    var a = el("a", "", n + ". " + name(n));
+    a.href = "/arcana/" + n;
+    return a;
+  }
+
+  // readings lists a zone's arcana in the order of its fields, each once with the fields
+  // it stands in, and its reading in that zone.
+  function readings(zone, rec) {
+    var list = document.getElementById("readings-" + zone);
+    list.textContent = "";
+    var order = [], where = {};
+    data.fields[zone].forEach(function (f) {
+      var n = get(rec, f);
+      if (!where[n]) { where[n] = []; order.push(n); }
+      where[n].push(data.labels[f]);
+    });
+    order.forEach(function (n) {
+      var wrap = el("div", "explanation");
+      var dt = el("dt", "", where[n].join(", ") + ": ");
+      dt.appendChild(arcanumLink(n));
+      wrap.appendChild(dt);
+      wrap.appendChild(el("dd", "", data.readings[zone][String(n)] || ""));
+      list.appendChild(wrap);
+    });
+  }
+
+  function render(rec) {
+    var date = ruDate(rec.input.day, rec.input.month, rec.input.year);
+    titleDate.textContent = "для " + date;
+    document.title = "Полная карта матрицы для " + date + " — " + data.siteTitle;
+    for (var i = 0; i < cells.length; i++) {
+      var c = cells[i], n = get(rec, c.getAttribute("data-key"));
+      if (c.namespaceURI === "http://www.w3.org/2000/svg") {
+        c.querySelector("title").textContent = c.getAttribute("data-label") + ": " + n + ", " + name(n);
+        var text = c.querySelector("text:not(.ch-letter)");
+        if (c.getAttribute("class").indexOf("ch-decade") < 0) text.textContent = String(n);
+        continue;
+      }
+      c.textContent = "";
+      c.appendChild(arcanumLink(n));
+    }
+    drawing.setAttribute("data-state", "ready");
+    readingZones.forEach(function (z) { readings(z, rec); });
+
+    var api = "/api/public/chart/" + rec.input.day + "/" + rec.input.month + "/" + rec.input.year;
+    jsonLink.href = api;
+    jsonLink.textContent = api;
+    citation.textContent = rec.suggested_citation + "\n" + rec.attribution;
+    status.textContent = "";
+    status.className = "notice";
+    status.setAttribute("data-state", "ok");
+    result.hidden = false;
+  }
+
+  // sameChart reports whether two records hold the same method and the same arcanum in
+  // every cell the page shows.
+  function sameChart(a, b) {
+    if (a.method !== b.method) return false;
+    for (var i = 0; i < cells.length; i++) {
+      var k = cells[i].getAttribute("data-key");
+      if (get(a, k) !== get(b, k)) return false;
+    }
+    return true;
+  }
+
+  // check fetches the API record of the drawn date; the record wins if it differs.
+  function check(p, drawn) {
+    showAPI("loading", "", "Сверяем расчёт с записью API…");
+    fetch("/api/public/chart/" + p.d + "/" + p.m + "/" + p.y, { headers: { Accept: "application/json" } })
+      .then(function (res) {
+        if (res.ok) {
+          return res.json().then(function (rec) {
+            if (!sameChart(rec, drawn) || rec.suggested_citation !== drawn.suggested_citation) render(rec);
+            showAPI("ok", "", "Карта совпадает с записью API — её можно цитировать так, как указано выше.");
+          });
+        }
+        var again = function () { check(p, drawn); };
+        if (res.status === 429) {
+          var wait = parseInt(res.headers.get("Retry-After") || "", 10);
+          var when = wait > 0 ? "через " + wait + " " + seconds(wait) : "через минуту";
+          showAPI("rate-limit", "Слишком много запросов подряд",
+            "С вашего адреса за минуту пришло больше " + data.rateLimit + " запросов. Карта выше уже посчитана в браузере; сверить её с API можно " + when + ".", again);
+          return;
+        }
+        showAPI("server", "Сервер не смог ответить",
+          "Ошибка " + res.status + ". Карта выше уже посчитана в браузере; сверить её с API можно чуть позже. Если ошибка повторится, напишите нам: " + data.supportEmail + ".", again);
+      })
+      .catch(function () {
+        showAPI("network", "Нет связи с сервером",
+          "Запись API не загрузилась, но карта выше уже посчитана в браузере. Проверьте подключение к интернету и попробуйте ещё раз.", function () { check(p, drawn); });
+      });
+  }
+
+  function load() {
+    var raw = new URLSearchParams(window.location.search).get("date");
+    if (raw === null || raw === "") {
+      show("empty", "", "Выберите дату рождения в форме выше — и здесь появится её карта.");
+      return;
+    }
+    raw = raw.trim();
+    if (input && /^\d{4}-\d{2}-\d{2}$/.test(raw)) input.value = raw;
+    var p = parse(raw);
+    if (p.error) {
+      show("bad-date", "Такой даты нет", p.error + " Выберите дату в форме выше.");
+      return;
+    }
+    var rec = localRecord(p);
+    render(rec);
+    check(p, rec);
+  }
+
+  var monthsIn = ["январе", "феврале", "марте", "апреле", "мае", "июне", "июле", "августе", "сентябре", "октябре", "ноябре", "декабре"];
+
+  // seconds returns the Russian word for "seconds" that agrees with n.
+  function seconds(n) {
+    var m10 = n % 10, m100 = n % 100;
+    if (m10 === 1 && m100 !== 11) return "секунду";
+    if (m10 >= 2 && m10 <= 4 && (m100 < 12 || m100 > 14)) return "секунды";
+    return "секунд";
+  }
+
+  // Exposed for the browser tests, which compare it with the Go rule over every date.
+  window.numerologyChartOf = chartOf;
+
+  load();
+})();
