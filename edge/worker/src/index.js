@@ -292,9 +292,7 @@ async function fileResponse(request, env, cfg, file) {
 // unless clients ask for the same months (docs/worker.md); and each is read only up to the
 // line it answers with.
 async function packedResponse(request, env, cfg, route, params) {
-  const pl = TYPES[route.types[0].type].place(params, 0);
-  const file = route.packed.file.replace(/\{(\w+)\}/g, (_, n) => pl[n]);
-  const line = UNITS[route.packed.unit].line(pl);
+  const { file, line } = packedPlace(route, params);
   const asset = await env.ASSETS.fetch(new URL("/" + file, request.url));
   if (asset.status !== 200) {
     console.error(`asset ${file}: status ${asset.status}`);
@@ -306,6 +304,17 @@ async function packedResponse(request, env, cfg, route, params) {
     return errorResponse(cfg, cfg.edge_errors.internal, request.method);
   }
   return bodyResponse(request, cfg, body, await etagOf(body));
+}
+
+// packedPlace is the packed file of a packed route's value and the line (from 1) that holds
+// its record: the place its parameter type gives it, filled into the file pattern, and its
+// line by the route's packing unit.
+function packedPlace(route, params) {
+  const pl = TYPES[route.types[0].type].place(params, 0);
+  return {
+    file: route.packed.file.replace(/\{(\w+)\}/g, (_, n) => pl[n]),
+    line: UNITS[route.packed.unit].line(pl),
+  };
 }
 
 // readLine returns line n (from 1) of a stream of bytes, with its newline; null when the
@@ -904,28 +913,20 @@ const UTF8 = new TextDecoder();
 // and packedResponse read them (without the ETag a tool result has no use for); null, logged,
 // when the file or its line is missing.
 async function recordOf(env, base, route, params) {
-  const file = fill(route.packed ? route.packed.file : route.file, route.names, params);
+  const { file, line } = route.packed ? packedPlace(route, params) : { file: fill(route.file, route.names, params), line: 0 };
   const asset = await env.ASSETS.fetch(new URL("/" + file, base));
   if (asset.status !== 200) {
     console.error(`asset ${file}: status ${asset.status}`);
     return null;
   }
-  const bytes = new Uint8Array(await asset.arrayBuffer());
   if (!route.packed) {
-    return bytes;
+    return new Uint8Array(await asset.arrayBuffer());
   }
-  const line = params[route.names.indexOf(route.packed.line)];
-  let start = 0;
-  for (let n = 1; n < line && start >= 0; n++) {
-    const nl = bytes.indexOf(10, start);
-    start = nl < 0 ? -1 : nl + 1;
-  }
-  const end = start < 0 ? -1 : bytes.indexOf(10, start);
-  if (end <= start) {
+  const bytes = await readLine(asset.body, line);
+  if (bytes === null) {
     console.error(`asset ${file}: no record on line ${line}`);
-    return null;
   }
-  return bytes.subarray(start, end + 1);
+  return bytes;
 }
 
 // toolPath is the route path a call's arguments make, null when an argument is missing or
