@@ -9,51 +9,8 @@ import (
 	"testing"
 
 	"github.com/opennumerology/numerology/generator/manifest"
-	"github.com/opennumerology/numerology/generator/rules"
 	"github.com/opennumerology/numerology/internal/contract"
 )
-
-// syntheticRecord is the body of a synthetic date route: the date and one number of it.
-type syntheticRecord struct {
-	Input  DateInput `json:"input"`
-	Number int       `json:"number"`
-	attribution
-}
-
-// syntheticDateRoutes are n date routes no build has, for the route budget's and the
-// ten-route tree's tests: /synthetic-k/{day}/{month}/{year}, packed by unit (a month file
-// synthetic-k-months/{year}/{month}.jsonl, or a year file synthetic-k-years/{year}.jsonl),
-// each record the date and its life path number.
-func syntheticDateRoutes(n int, unit string) []routeUnit {
-	var out []routeUnit
-	for k := 1; k <= n; k++ {
-		name := fmt.Sprintf("synthetic-%d", k)
-		packedFile := "api/public/" + name + "-months/{year}/{month}.jsonl"
-		if unit == manifest.UnitYear {
-			packedFile = "api/public/" + name + "-years/{year}.jsonl"
-		}
-		out = append(out, routeUnit{
-			row: manifest.Route{
-				Name: name, Pattern: manifest.APIPrefix + "/" + name + "/{day}/{month}/{year}",
-				File:   "api/public/" + name + "/{day}/{month}/{year}.json",
-				Params: dateParams(), Packed: &manifest.Packed{File: packedFile, Unit: unit},
-				Error: manifest.ErrInvalidDate, RateLimited: true,
-				Summary: "Синтетический маршрут " + name, Description: "Синтетический маршрут для тестов", English: "a synthetic route of the tests",
-				Example: manifest.APIPrefix + "/" + name + "/15/5/1990", OperationID: fmt.Sprintf("getSynthetic%d", k), Tag: "matrix",
-			},
-			renderer: renderer{
-				body:     syntheticRecord{},
-				maxBytes: 1024,
-				encoder: func(s *Site) (encodeFunc, error) {
-					return encodeEach(func(v []int) (any, error) {
-						return syntheticRecord{DateInput{v[0], v[1], v[2]}, rules.LifePath(v[0], v[1], v[2]), s.attribution()}, nil
-					}), nil
-				},
-			},
-		})
-	}
-	return out
-}
 
 func TestRouteBudget(t *testing.T) {
 	years := allYears()

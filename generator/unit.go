@@ -203,7 +203,7 @@ type routeUnit struct {
 // record types and encoders, its pages and its dataset tables. Adding a family is its file
 // and a line here (docs/design.md §13).
 func routeUnits() []routeUnit {
-	return slices.Concat(
+	units := slices.Concat(
 		metaFamily(),
 		lifePathFamily(),
 		matrixFamily(),
@@ -212,6 +212,7 @@ func routeUnits() []routeUnit {
 		squareFamily(),
 		chartFamily(),
 	)
+	return append(units, syntheticFamily(units)...) // none but in the ten-route benchmark
 }
 
 // dateParams is the parameter type of a date route: a real Gregorian date of the range.

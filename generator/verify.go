@@ -96,6 +96,12 @@ func VerifyTree(ctx context.Context, opts VerifyOptions) (*VerifyResult, error) 
 	if err != nil {
 		return nil, fmt.Errorf("the manifest's site url: %w", err)
 	}
+	return verifyTree(ctx, opts, m, site)
+}
+
+// verifyTree checks the tree of m against the site's route table and renderers (VerifyTree;
+// a test's site may have routes of its own).
+func verifyTree(ctx context.Context, opts VerifyOptions, m *manifest.Manifest, site *Site) (*VerifyResult, error) {
 	v := &verifier{dir: opts.Dir, m: m, index: m.Index(), expect: map[string]expectation{}}
 	if err := v.prepare(site); err != nil {
 		return nil, err
