@@ -32,18 +32,19 @@ func syntheticDateRoutes(n int, unit string) []routeUnit {
 	var out []routeUnit
 	for k := 1; k <= n; k++ {
 		name := fmt.Sprintf("synthetic-%d", k)
-		packedFile := "api/public/" + name + "-months/{year}/{month}.jsonl"
+		packedFile := fmt.Sprintf("%s/%s-months/{year}/{month}.jsonl", manifest.APIDir, name)
 		if unit == manifest.UnitYear {
-			packedFile = "api/public/" + name + "-years/{year}.jsonl"
+			packedFile = fmt.Sprintf("%s/%s-years/{year}.jsonl", manifest.APIDir, name)
 		}
+		scope := fmt.Sprintf("%s/%s", manifest.APIPrefix, name)
 		out = append(out, routeUnit{
 			row: manifest.Route{
-				Name: name, Pattern: manifest.APIPrefix + "/" + name + "/{day}/{month}/{year}",
-				File:   "api/public/" + name + "/{day}/{month}/{year}.json",
+				Name: name, Pattern: scope + "/{day}/{month}/{year}",
+				File:   fmt.Sprintf("%s/%s/{day}/{month}/{year}.json", manifest.APIDir, name),
 				Params: dateParams(), Packed: &manifest.Packed{File: packedFile, Unit: unit},
 				Error: manifest.ErrInvalidDate, RateLimited: true,
 				Summary: "Синтетический маршрут " + name, Description: "Синтетический маршрут для тестов", English: "a synthetic route of the tests",
-				Example: manifest.APIPrefix + "/" + name + "/15/5/1990", OperationID: fmt.Sprintf("getSynthetic%d", k), Tag: "matrix",
+				Example: scope + "/15/5/1990", OperationID: fmt.Sprintf("getSynthetic%d", k), Tag: "matrix",
 			},
 			renderer: renderer{
 				body:     syntheticRecord{},
