@@ -69,7 +69,7 @@ var uploadLimit = fmt.Sprintf("%d MiB", contract.MaxUploadedFile>>20)
 // packedLines is how many records a packed file of the route holds at most: the days of a
 // month, or of a year.
 func packedLines(r manifest.Route) int {
-	if strings.Contains(r.Packed.File, "{month}") {
+	if r.Packed.Unit == manifest.UnitMonth {
 		return 31
 	}
 	return 366
@@ -78,7 +78,7 @@ func packedLines(r manifest.Route) int {
 // packedFiles is how many packed files the route has in the years: twelve a year by month,
 // one by year.
 func packedFiles(r manifest.Route, years []int) int {
-	if strings.Contains(r.Packed.File, "{month}") {
+	if r.Packed.Unit == manifest.UnitMonth {
 		return 12 * len(years)
 	}
 	return len(years)

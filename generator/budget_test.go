@@ -9,46 +9,8 @@ import (
 	"testing"
 
 	"github.com/opennumerology/numerology/generator/manifest"
-	"github.com/opennumerology/numerology/generator/rules"
 	"github.com/opennumerology/numerology/internal/contract"
 )
-
-// syntheticRecord is the body of a synthetic date route: the date and one number of it.
-type syntheticRecord struct {
-	Input  DateInput `json:"input"`
-	Number int       `json:"number"`
-	attribution
-}
-
-// syntheticDateRoutes are n date routes no build has, for the route budget's and the
-// ten-route tree's tests: /synthetic-k/{day}/{month}/{year}, packed by packedFile (a pattern
-// with %d for k), each record the date and its life path number.
-func syntheticDateRoutes(n int, packedFile string) []routeUnit {
-	var out []routeUnit
-	for k := 1; k <= n; k++ {
-		name := fmt.Sprintf("synthetic-%d", k)
-		out = append(out, routeUnit{
-			row: manifest.Route{
-				Name: name, Pattern: manifest.APIPrefix + "/" + name + "/{day}/{month}/{year}",
-				File:   "api/public/" + name + "/{day}/{month}/{year}.json",
-				Params: dateParams(), Packed: &manifest.Packed{File: fmt.Sprintf(packedFile, k), Line: "day"},
-				Error: manifest.ErrInvalidDate, RateLimited: true,
-				Summary: "Синтетический маршрут " + name, Description: "Синтетический маршрут для тестов", English: "a synthetic route of the tests",
-				Example: manifest.APIPrefix + "/" + name + "/15/5/1990", OperationID: fmt.Sprintf("getSynthetic%d", k), Tag: "matrix",
-			},
-			renderer: renderer{
-				body:     syntheticRecord{},
-				maxBytes: 1024,
-				encoder: func(s *Site) (encodeFunc, error) {
-					return encodeEach(func(v []int) (any, error) {
-						return syntheticRecord{DateInput{v[0], v[1], v[2]}, rules.LifePath(v[0], v[1], v[2]), s.attribution()}, nil
-					}), nil
-				},
-			},
-		})
-	}
-	return out
-}
 
 func TestRouteBudget(t *testing.T) {
 	years := allYears()
@@ -70,18 +32,23 @@ func TestRouteBudget(t *testing.T) {
 		{name: "built-in table on Free", plan: free},
 		{name: "ten routes packed by month on Free",
 			edit: func(s *Site) {
-				s.units = append(s.units, syntheticDateRoutes(synthetic, "api/public/synthetic-%d-months/{year}/{month}.jsonl")...)
+				s.units = append(s.units, syntheticDateRoutes(synthetic, manifest.UnitMonth)...)
 			},
 			plan: free,
 			want: []string{"files would be uploaded, over the 20,000 a version may hold on Workers Free", fmt.Sprintf("synthetic-%d 2,412", synthetic), "matrix 2,412", "Pack some date routes by year"}},
+		{name: "ten routes, the synthetic ones packed by year, on Free",
+			edit: func(s *Site) {
+				s.units = append(s.units, syntheticDateRoutes(synthetic, manifest.UnitYear)...)
+			},
+			plan: free},
 		{name: "ten routes packed by month on Paid",
 			edit: func(s *Site) {
-				s.units = append(s.units, syntheticDateRoutes(synthetic, "api/public/synthetic-%d-months/{year}/{month}.jsonl")...)
+				s.units = append(s.units, syntheticDateRoutes(synthetic, manifest.UnitMonth)...)
 			},
 			plan: paid},
 		{name: "a record bound too large for its packed file",
 			edit: func(s *Site) {
-				u := syntheticDateRoutes(1, "api/public/synthetic-%d-months/{year}/{month}.jsonl")
+				u := syntheticDateRoutes(1, manifest.UnitMonth)
 				u[0].maxBytes = 200 << 10
 				s.units = append(s.units, u...)
 			},
@@ -125,7 +92,7 @@ func TestRouteBudget(t *testing.T) {
 func TestRecordBound(t *testing.T) {
 	site := *testSite(t)
 	s := &site
-	u := syntheticDateRoutes(1, "api/public/synthetic-%d-months/{year}/{month}.jsonl")
+	u := syntheticDateRoutes(1, manifest.UnitMonth)
 	u[0].maxBytes = 100
 	s.units = append(append([]routeUnit(nil), s.units...), u...)
 	encs, err := s.encoders()

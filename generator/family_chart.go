@@ -54,7 +54,7 @@ func chartFamily() []routeUnit {
 	}, {
 		row: manifest.Route{
 			Name: RouteChart, Pattern: p + "/chart/{day}/{month}/{year}", File: "api/public/chart/{day}/{month}/{year}.json",
-			Params: dateParams(), Packed: &manifest.Packed{File: "api/public/chart-months/{year}/{month}.jsonl", Line: "day"},
+			Params: dateParams(), Packed: &manifest.Packed{File: "api/public/chart-months/{year}/{month}.jsonl", Unit: manifest.UnitMonth},
 			Error: manifest.ErrInvalidDate, RateLimited: true,
 			Summary:     "Полная карта матрицы судьбы для даты рождения",
 			Description: fmt.Sprintf("Полная карта матрицы судьбы (метод Н. Ладини) для даты рождения с %d по %d год: 28 точек звезды, денежный канал и канал отношений, восемь предназначений, кармический хвост, линия талантов, карта чакр и линия возраста — номерами арканов", rules.FirstYear, rules.LastYear),

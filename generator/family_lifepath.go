@@ -82,7 +82,7 @@ func lifePathFamily() []routeUnit {
 	}, {
 		row: manifest.Route{
 			Name: manifest.RouteLifePathDate, Pattern: p + "/life-path/{day}/{month}/{year}", File: "api/public/life-path/{day}/{month}/{year}.json",
-			Params: dateParams(), Packed: &manifest.Packed{File: "api/public/life-path-months/{year}/{month}.jsonl", Line: "day"},
+			Params: dateParams(), Packed: &manifest.Packed{File: "api/public/life-path-months/{year}/{month}.jsonl", Unit: manifest.UnitMonth},
 			Error: manifest.ErrInvalidDate, RateLimited: true,
 			Summary:     "Число жизненного пути для даты рождения",
 			Description: fmt.Sprintf("Число жизненного пути для даты рождения с %d по %d год и его краткое описание", rules.FirstYear, rules.LastYear),

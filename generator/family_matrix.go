@@ -20,7 +20,7 @@ func matrixFamily() []routeUnit {
 	return []routeUnit{{
 		row: manifest.Route{
 			Name: manifest.RouteMatrix, Pattern: p + "/matrix/{day}/{month}/{year}", File: "api/public/matrix/{day}/{month}/{year}.json",
-			Params: dateParams(), Packed: &manifest.Packed{File: manifest.MatrixMonthsPattern, Line: "day"},
+			Params: dateParams(), Packed: &manifest.Packed{File: manifest.MatrixMonthsPattern, Unit: manifest.UnitMonth},
 			Error: manifest.ErrInvalidDate, RateLimited: true,
 			Summary:     "Матрица судьбы для даты рождения",
 			Description: fmt.Sprintf("Матрица судьбы для даты рождения с %d по %d год", rules.FirstYear, rules.LastYear),

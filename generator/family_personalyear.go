@@ -51,7 +51,7 @@ func personalYearFamily() []routeUnit {
 	}, {
 		row: manifest.Route{
 			Name: RoutePersonalYear, Pattern: p + "/personal-year/{day}/{month}/{year}", File: "api/public/personal-year/{day}/{month}/{year}.json",
-			Params: personalYearParams(), Packed: &manifest.Packed{File: "api/public/personal-year-months/{year}/{month}.jsonl", Line: "day"},
+			Params: personalYearParams(), Packed: &manifest.Packed{File: "api/public/personal-year-months/{year}/{month}.jsonl", Unit: manifest.UnitMonth},
 			Error: manifest.ErrInvalidDate, RateLimited: true,
 			Summary:     "Личный год, месяцы и дни для дня рождения",
 			Description: fmt.Sprintf("Личный год для дня рождения (день и месяц) в выбранном году с %d по %d: число года, двенадцать личных месяцев и личное число каждого дня, краткое чтение года", rules.FirstYear, rules.LastYear),

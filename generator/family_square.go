@@ -62,7 +62,7 @@ func squareFamily() []routeUnit {
 	}, {
 		row: manifest.Route{
 			Name: manifest.RouteSquare, Pattern: p + "/square/{day}/{month}/{year}", File: "api/public/square/{day}/{month}/{year}.json",
-			Params: dateParams(), Packed: &manifest.Packed{File: "api/public/square-months/{year}/{month}.jsonl", Line: "day"},
+			Params: dateParams(), Packed: &manifest.Packed{File: "api/public/square-months/{year}/{month}.jsonl", Unit: manifest.UnitMonth},
 			Error: manifest.ErrInvalidDate, RateLimited: true,
 			Summary:     "Квадрат Пифагора для даты рождения",
 			Description: fmt.Sprintf("Квадрат Пифагора (психоматрица) для даты рождения с %d по %d год: рабочие числа, девять клеток с краткими чтениями и суммы восьми линий", rules.FirstYear, rules.LastYear),

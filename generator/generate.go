@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -127,8 +126,10 @@ func Generate(ctx context.Context, opts Options) (Summary, error) {
 	g.w, g.workers = newTreeWriter(temp.Dir), workers
 	total := extraFiles
 	for _, r := range opts.Site.routes() {
-		if r.Packed != nil {
-			total += rules.DatesInYears(years) + 12*len(years)
+		if r.Sharded() {
+			for _, y := range years {
+				total += len(r.YearValues(y)) + len(r.PackedFiles(y)) + 1 // and the shard
+			}
 		} else {
 			total += len(r.Values(years))
 		}
@@ -189,6 +190,13 @@ type gen struct {
 	counts       map[string]*atomic.Int64 // per route: the files of its bodies written
 	manifestSize int64
 	edge         manifest.EdgeConfig
+	// shards are the root's entries of the shards written, and listed counts the files
+	// they list and the shards themselves.
+	shards []manifest.File
+	listed struct {
+		files int
+		bytes int64
+	}
 }
 
 func (g *gen) reportProgress(fn func(done, total int), total int) (stop func()) {
@@ -281,154 +289,252 @@ func (g *gen) writePrerendered(ctx context.Context) error {
 	return nil
 }
 
-// monthTask is one month of one date route: its per-date files of every year and its
-// packed month files.
-type monthTask struct {
-	route manifest.Route
-	month int
-}
-
-// writeDates renders the records of the date routes on g.workers goroutines, one month of
-// one route a task: the per-date files of that month (days 1–31, every year) and its packed
-// month files. A task owns the directories of its route's month, so no two goroutines
-// create files in the same directory at once (parallel creates in one directory contend
-// on its lock), and each record is encoded once, into its packed month file, and written
-// from there.
+// writeDates writes the files of the packed routes, one route after another: each value's
+// file, the packed files, and the route's shards (docs/design.md §9). A route's files are
+// remembered by their place (a size and a sha256 per value and packed file, no path) until
+// its shards are written, so memory holds one route of one tree, whatever the number of
+// routes.
 func (g *gen) writeDates(ctx context.Context) error {
-	var tasks []monthTask
 	for _, r := range g.edge.Routes {
-		if r.Packed != nil {
-			for m := 1; m <= 12; m++ {
-				tasks = append(tasks, monthTask{r, m})
-			}
+		if !r.Sharded() {
+			continue
 		}
-	}
-	eg, ectx := errgroup.WithContext(ctx)
-	eg.SetLimit(g.workers)
-	for _, t := range tasks {
-		if ectx.Err() != nil {
-			break
+		if err := g.writePackedRoute(ctx, r); err != nil {
+			return err
 		}
-		eg.Go(func() error { return g.writeMonth(ectx, t) })
-	}
-	if err := eg.Wait(); err != nil {
-		return err
 	}
 	return ctx.Err()
 }
 
-// writeMonth writes the records of one month of a date route across all years: the
-// per-date files and, per year, the packed month file that holds the same bytes, day
-// after day.
-func (g *gen) writeMonth(ctx context.Context, t monthTask) error {
-	packed := make([][]byte, len(g.years)) // per year: the month's records so far
-	for i := range packed {
-		packed[i] = make([]byte, 0, 64<<10) // about a month of records; append grows it if not
+// digest is what the manifest needs of a file whose path is known from its place.
+type digest struct {
+	size int64
+	sum  [sha256.Size]byte
+}
+
+func digestOf(body []byte) digest { return digest{int64(len(body)), sha256.Sum256(body)} }
+
+// routeYear is one year of a packed route: its values in the order of their places, and
+// the digests of their files and of the year's packed files, filled by the tasks.
+type routeYear struct {
+	year   int
+	vals   [][]int
+	packed []string // Route.PackedFiles
+	files  []digest // by the index in vals
+	packs  []digest // by the index in packed
+}
+
+// writePackedRoute writes one packed route on g.workers goroutines, then its shards. For
+// a route packed by month, a task is one month of every year: it owns the folders of that
+// month's files when the route's file pattern groups them by day and month, so no two
+// goroutines create files in one folder at once (parallel creates in one folder contend on
+// its lock), and it writes each year's month file as soon as the month is rendered. For a
+// route packed by year, a task is one year, which starts at a different day than its
+// neighbours so that they write into different folders; it holds one year's records. Each
+// record is encoded once, into its packed file's buffer, and written from there.
+func (g *gen) writePackedRoute(ctx context.Context, r manifest.Route) error {
+	years := make([]*routeYear, 0, len(g.years))
+	for _, y := range g.years {
+		vals := r.YearValues(y)
+		if len(vals) == 0 {
+			continue
+		}
+		packed := r.PackedFiles(y)
+		years = append(years, &routeYear{year: y, vals: vals, packed: packed,
+			files: make([]digest, len(vals)), packs: make([]digest, len(packed))})
 	}
+	eg, ectx := errgroup.WithContext(ctx)
+	eg.SetLimit(g.workers)
+	if r.Packed.Unit == manifest.UnitYear {
+		for i, ry := range years {
+			if ectx.Err() != nil {
+				break
+			}
+			eg.Go(func() error { return g.writePackedYear(ectx, r, ry, i*len(ry.vals)/max(g.workers, 1)) })
+		}
+	} else {
+		for m := 1; m <= 12; m++ {
+			if ectx.Err() != nil {
+				break
+			}
+			eg.Go(func() error { return g.writePackedMonth(ectx, r, years, m) })
+		}
+	}
+	if err := eg.Wait(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return g.writeShards(r, years)
+}
+
+// writePackedMonth writes the records of one month of a route packed by month, year after
+// year: each value's file and the year's month file.
+func (g *gen) writePackedMonth(ctx context.Context, r manifest.Route, years []*routeYear, month int) error {
 	dw := &dirWriters{w: g.w}
 	defer dw.close()
-	enc, date := g.encs[t.route.Name], t.route.Params[0]
-	file := newPathTemplate(t.route.File, t.route.ParamNames())
-	vals := make([]int, 3)
-	for d := 1; d <= 31; d++ {
+	enc := g.encs[r.Name]
+	file := manifest.NewTemplate(r.File, r.ParamNames())
+	buf := make([]byte, 0, 96<<10) // about a month of records; append grows it if not
+	var files int64
+	for _, ry := range years {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		for i, y := range g.years {
-			if !date.Admit(append(vals[:0], d, t.month, y)) {
+		buf = buf[:0]
+		packed := ""
+		for i, vals := range ry.vals {
+			if r.Place(vals).Month != month {
 				continue
 			}
-			start := len(packed[i])
+			start := len(buf)
 			var err error
-			if packed[i], err = enc(packed[i], vals); err != nil {
-				return fmt.Errorf("render %s %s: %w", t.route.Name, valuesLabel(vals), err)
+			if buf, err = enc(buf, vals); err != nil {
+				return fmt.Errorf("render %s %s: %w", r.Name, valuesLabel(vals), err)
 			}
-			if err := dw.create(file.fill(vals), packed[i][start:]); err != nil {
+			if err := dw.create(file.Fill(vals), buf[start:]); err != nil {
+				return err
+			}
+			ry.files[i] = digestOf(buf[start:])
+			files++
+			packed, _ = r.PackedPath(vals)
+		}
+		if packed == "" {
+			continue
+		}
+		if err := g.w.writeFile(packed, buf); err != nil {
+			return err
+		}
+		ry.packs[slices.Index(ry.packed, packed)] = digestOf(buf)
+	}
+	g.counts[r.Name].Add(files)
+	return nil
+}
+
+// writePackedYear writes the records of one year of a route packed by year: renders them in
+// the order of their places into one buffer, which is the year file, creates each value's
+// file from it starting at the value of index start, and writes the year file.
+func (g *gen) writePackedYear(ctx context.Context, r manifest.Route, ry *routeYear, start int) error {
+	dw := &dirWriters{w: g.w}
+	defer dw.close()
+	enc := g.encs[r.Name]
+	file := manifest.NewTemplate(r.File, r.ParamNames())
+	n := len(ry.vals)
+	bp := yearBufs.Get().(*[]byte)
+	defer yearBufs.Put(bp)
+	buf := (*bp)[:0]
+	ends := make([]int, n) // where each value's record ends in buf
+	for i, vals := range ry.vals {
+		var err error
+		if buf, err = enc(buf, vals); err != nil {
+			return fmt.Errorf("render %s %s: %w", r.Name, valuesLabel(vals), err)
+		}
+		ends[i] = len(buf)
+	}
+	*bp = buf
+	for k := range n {
+		if k%32 == 0 {
+			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-	}
-	g.counts[t.route.Name].Add(dw.files)
-	for i, y := range g.years {
-		if len(packed[i]) == 0 {
-			continue
+		i := (start + k) % n
+		begin := 0
+		if i > 0 {
+			begin = ends[i-1]
 		}
-		file, _ := t.route.PackedPath([]int{1, t.month, y})
-		if err := g.w.Write(file, packed[i]); err != nil {
+		if err := dw.create(file.Fill(ry.vals[i]), buf[begin:ends[i]]); err != nil {
 			return err
 		}
+		ry.files[i] = digestOf(buf[begin:ends[i]])
+	}
+	if err := g.w.writeFile(ry.packed[0], buf); err != nil {
+		return err
+	}
+	ry.packs[0] = digestOf(buf)
+	g.counts[r.Name].Add(int64(n))
+	return nil
+}
+
+// yearBufs hold the year files being written: a year of records of a date route is about
+// 800 KB, and reusing the buffers keeps that off the collector's back.
+var yearBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1<<20); return &b }}
+
+// writeShards writes the shards of a route, one per year, and keeps their entries and the
+// files they list for the root.
+func (g *gen) writeShards(r manifest.Route, years []*routeYear) error {
+	file := manifest.NewTemplate(r.File, r.ParamNames())
+	for _, ry := range years {
+		s := manifest.Shard{Route: r.Name, Year: ry.year, Files: make([]manifest.File, 0, len(ry.vals)+len(ry.packed))}
+		add := func(p string, d digest) {
+			s.Files = append(s.Files, manifest.File{Path: p, Size: d.size, SHA256: hex.EncodeToString(d.sum[:])})
+			g.listed.files++
+			g.listed.bytes += d.size
+		}
+		for i, vals := range ry.vals {
+			add(file.Fill(vals), ry.files[i])
+		}
+		for i, p := range ry.packed {
+			add(p, ry.packs[i])
+		}
+		slices.SortFunc(s.Files, func(a, b manifest.File) int { return strings.Compare(a.Path, b.Path) })
+		b, err := s.Encode()
+		if err != nil {
+			return err
+		}
+		p := manifest.ShardPath(r.Name, ry.year)
+		if err := g.w.writeFile(p, b); err != nil {
+			return err
+		}
+		d := digestOf(b)
+		g.shards = append(g.shards, manifest.File{Path: p, Size: d.size, SHA256: hex.EncodeToString(d.sum[:])})
+		g.listed.files++
+		g.listed.bytes += d.size
 	}
 	return nil
 }
 
-// pathTemplate is a file pattern prepared for filling in: its literal parts, each but the
-// last followed by the value of a parameter.
-type pathTemplate struct {
-	lits []string
-	idx  []int // idx[i]: the parameter after lits[i]
-}
+// maxDirWriters bounds the folders a task keeps open: a month's (31) fit.
+const maxDirWriters = 64
 
-func newPathTemplate(pattern string, names []string) pathTemplate {
-	var t pathTemplate
-	for {
-		i := strings.IndexByte(pattern, '{')
-		j := strings.IndexByte(pattern, '}')
-		if i < 0 || j < i {
-			t.lits = append(t.lits, pattern)
-			return t
-		}
-		t.lits = append(t.lits, pattern[:i])
-		t.idx = append(t.idx, slices.Index(names, pattern[i+1:j]))
-		pattern = pattern[j+1:]
-	}
-}
-
-// fill returns the path of canonical values.
-func (t pathTemplate) fill(vals []int) string {
-	b := make([]byte, 0, 64)
-	for i, lit := range t.lits {
-		b = append(b, lit...)
-		if i < len(t.idx) {
-			b = strconv.AppendInt(b, int64(vals[t.idx[i]]), 10)
-		}
-	}
-	return string(b)
-}
-
-// dirWriters creates the files of one task through an outtree.DirWriter of their
-// directory, reopened when the directory changes.
+// dirWriters creates the files of one task through an outtree.DirWriter of each of their
+// folders, kept open for the task (up to maxDirWriters at once).
 type dirWriters struct {
-	w     *treeWriter
-	dir   string
-	cur   *outtree.DirWriter
-	files int64
+	w    *treeWriter
+	open map[string]*outtree.DirWriter
 }
 
 func (d *dirWriters) create(rel string, body []byte) error {
 	dir, name := pathDir(rel), rel[strings.LastIndexByte(rel, '/')+1:]
-	if d.cur == nil || dir != d.dir {
-		d.close()
+	cur := d.open[dir]
+	if cur == nil {
+		if len(d.open) >= maxDirWriters {
+			d.close()
+		}
 		if err := d.w.Mkdir(dir); err != nil {
 			return err
 		}
 		var err error
-		if d.cur, err = outtree.OpenDir(d.w.root, dir); err != nil {
+		if cur, err = outtree.OpenDir(d.w.root, dir); err != nil {
 			return &IOError{err}
 		}
-		d.dir = dir
+		if d.open == nil {
+			d.open = map[string]*outtree.DirWriter{}
+		}
+		d.open[dir] = cur
 	}
-	if err := d.cur.Create(name, body); err != nil {
+	if err := cur.Create(name, body); err != nil {
 		return &IOError{err}
 	}
-	d.w.record(rel, body)
-	d.files++
+	d.w.count.Add(1)
 	return nil
 }
 
 func (d *dirWriters) close() {
-	if d.cur != nil {
-		d.cur.Close()
-		d.cur = nil
+	for dir, cur := range d.open {
+		cur.Close()
+		delete(d.open, dir)
 	}
 }
 
@@ -436,12 +542,12 @@ func (d *dirWriters) close() {
 // that the worker never reads, so Workers static assets need not hold them. wrangler (and
 // numerology deploy) always leave out .assetsignore, _headers and _redirects themselves.
 // The per-date files of every packed route go: the worker answers those routes from the
-// packed month files.
+// packed files; so do the manifest's shards, which only verify and serve read.
 func AssetsIgnore(routes []manifest.Route) []byte {
 	var b strings.Builder
 	b.WriteString(`# Generated by numerology generate: files Workers static assets need not hold
 # (gitignore syntax; wrangler deploy and numerology deploy both read this file).
-# The worker answers the date routes from their packed month files, so the per-date files
+# The worker answers the date routes from their packed files, so the per-date files
 # stay out of the upload; they are still in the tree for numerology serve and plain static
 # hosts.
 `)
@@ -456,6 +562,7 @@ func AssetsIgnore(routes []manifest.Route) []byte {
 		b.WriteString("# " + r.Pattern + ": from /" + r.Packed.File + "\n/" + glob + "\n")
 	}
 	b.WriteString("# Error bodies: the worker takes them from /" + manifest.EdgeFile + ".\n/" + manifest.ErrorsDir + "/\n")
+	b.WriteString("# The manifest's shards: the files of every date route, year by year, for verify and serve.\n/" + manifest.ShardsDir + "/\n")
 	return []byte(b.String())
 }
 
@@ -463,10 +570,13 @@ func (g *gen) writeAssetsIgnore(context.Context) error {
 	return g.w.Write(manifest.AssetsIgnoreFile, AssetsIgnore(g.edge.Routes))
 }
 
-// writeManifest writes manifest.json, which lists every other file.
+// writeManifest writes manifest.json, the root of the manifest: it lists every other file
+// but those of the shards, and the shards.
 func (g *gen) writeManifest() (*manifest.Manifest, error) {
 	files := g.w.Files()
+	slices.SortFunc(g.shards, func(a, b manifest.File) int { return strings.Compare(a.Path, b.Path) })
 	m := &manifest.Manifest{
+		Format:     manifest.FormatVersion,
 		APIVersion: manifest.APIVersion,
 		Generator:  manifest.Generator,
 		SiteURL:    g.site.SiteURL,
@@ -474,8 +584,10 @@ func (g *gen) writeManifest() (*manifest.Manifest, error) {
 		Years:      g.years,
 		Edge:       g.edge,
 		Files:      files,
+		Shards:     g.shards,
 	}
-	m.Counts.Files = len(files)
+	m.Counts.Files = len(files) + g.listed.files
+	m.Counts.Bytes = g.listed.bytes
 	for _, f := range files {
 		m.Counts.Bytes += f.Size
 	}
@@ -533,8 +645,18 @@ func (w *treeWriter) WriteJSON(rel string, v any) error {
 	return w.Write(rel, b)
 }
 
-// Write writes one file of the tree and records it for the manifest.
+// Write writes one file of the tree and records it for the root of the manifest.
 func (w *treeWriter) Write(rel string, body []byte) error {
+	if err := w.writeFile(rel, body); err != nil {
+		return err
+	}
+	w.record(rel, body)
+	return nil
+}
+
+// writeFile writes one file of the tree that a shard lists (or that is a shard): the
+// caller keeps its digest.
+func (w *treeWriter) writeFile(rel string, body []byte) error {
 	if err := checkRel(rel); err != nil {
 		return err
 	}
@@ -546,7 +668,7 @@ func (w *treeWriter) Write(rel string, body []byte) error {
 	if err := w.writeRaw(rel, body); err != nil {
 		return err
 	}
-	w.record(rel, body)
+	w.count.Add(1)
 	return nil
 }
 

@@ -369,9 +369,10 @@ func TestVerifyChecksTheRule(t *testing.T) {
 	rel := manifest.MatrixFile(1, 1, 2000)
 	month := manifest.MatrixMonthFile(2000, 1)
 	p := filepath.Join(out, rel)
-	for _, f := range []string{rel, month, manifest.FileName} {
+	for _, f := range []string{rel, month} {
 		restoreFile(t, filepath.Join(out, f))
 	}
+	restoreManifest(t, out, rel)
 	b, _ := os.ReadFile(p)
 	bad := bytes.Replace(b, []byte(`"personal":{"arcana":1,`), []byte(`"personal":{"arcana":2,`), 1)
 	if bytes.Equal(bad, b) {

@@ -37,15 +37,15 @@ func TestCheckRoutes(t *testing.T) {
 				}
 			}
 			return rs
-		}, "route matrix: a date route has one date parameter and packed month files"},
+		}, "route matrix: a date route has one date parameter and packed files"},
 		{"packed files that are not a month", func(rs []manifest.Route) []manifest.Route {
 			for i := range rs {
 				if rs[i].Name == manifest.RouteMatrix {
-					rs[i].Packed = &manifest.Packed{File: "api/public/m/{year}.jsonl", Line: "day"}
+					rs[i].Packed = &manifest.Packed{File: "api/public/m/{year}.jsonl", Unit: manifest.UnitMonth}
 				}
 			}
 			return rs
-		}, "packed file \"api/public/m/{year}.jsonl\" holds a month"},
+		}, "packed file \"api/public/m/{year}.jsonl\": a file per month holds exactly {month} and {year}"},
 		{"an error without a body", func(rs []manifest.Route) []manifest.Route {
 			rs[3].Error = "gone"
 			return rs

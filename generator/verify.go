@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -50,7 +51,7 @@ func (p VerifyProblem) String() string {
 // VerifyResult is what Verify found.
 type VerifyResult struct {
 	Manifest *manifest.Manifest
-	Problems []VerifyProblem // sorted by path, then kind
+	Problems []VerifyProblem // sorted by path, then kind, then detail
 }
 
 // VerifyOptions configures VerifyTree.
@@ -71,11 +72,13 @@ func Verify(ctx context.Context, dir string, onProgress func(done, total int)) (
 
 // VerifyTree checks a tree against its manifest, the content and the contract: every listed
 // file has its size and sha256, no unlisted file exists, the edge config is this build's,
-// every value of every route of the manifest's years has its file (and its packed month
-// file's line), and every route's file and packed line is byte for byte what the route's
-// renderer gives from the rules and the content; a difference names the file (and line)
-// and the first field that differs. The error is for a tree that cannot be checked at all
-// (no or unreadable manifest, content that does not load).
+// every value of every route of the manifest's years has its file (and its packed file's
+// line), and every route's file and packed line is byte for byte what the route's renderer
+// gives from the rules and the content; a difference names the file (and line) and the
+// first field that differs. The shards of the manifest are checked against its root before
+// their entries are trusted, and the tree is checked shard by shard, one shard per worker
+// at a time, so memory does not grow with the tree. The error is for a tree that cannot be
+// checked at all (no or unreadable manifest, content that does not load).
 func VerifyTree(ctx context.Context, opts VerifyOptions) (*VerifyResult, error) {
 	m, err := manifest.Load(opts.Dir)
 	if err != nil {
@@ -93,6 +96,12 @@ func VerifyTree(ctx context.Context, opts VerifyOptions) (*VerifyResult, error) 
 	if err != nil {
 		return nil, fmt.Errorf("the manifest's site url: %w", err)
 	}
+	return verifyTree(ctx, opts, m, site)
+}
+
+// verifyTree checks the tree of m against the site's route table and renderers (VerifyTree;
+// a test's site may have routes of its own).
+func verifyTree(ctx context.Context, opts VerifyOptions, m *manifest.Manifest, site *Site) (*VerifyResult, error) {
 	v := &verifier{dir: opts.Dir, m: m, index: m.Index(), expect: map[string]expectation{}}
 	if err := v.prepare(site); err != nil {
 		return nil, err
@@ -105,11 +114,15 @@ func VerifyTree(ctx context.Context, opts VerifyOptions) (*VerifyResult, error) 
 	if err := v.checkFiles(ctx, opts.OnProgress); err != nil {
 		return nil, err
 	}
+	v.checkCounts()
 	slices.SortFunc(v.problems, func(a, b VerifyProblem) int {
 		if c := strings.Compare(a.Path, b.Path); c != 0 {
 			return c
 		}
-		return strings.Compare(a.Kind, b.Kind)
+		if c := strings.Compare(a.Kind, b.Kind); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Detail, b.Detail)
 	})
 	return &VerifyResult{Manifest: m, Problems: v.problems}, nil
 }
@@ -117,14 +130,22 @@ func VerifyTree(ctx context.Context, opts VerifyOptions) (*VerifyResult, error) 
 type verifier struct {
 	dir    string
 	m      *manifest.Manifest
-	index  map[string]*manifest.File
+	index  map[string]*manifest.File // the root's files
 	routes []manifest.Route
 	encs   map[string]encodeFunc
-	// expect maps each file whose content is known to what it must hold.
+	// expect maps each file of the root whose content is known to what it must hold; the
+	// files of a shard are expected shard by shard (shardExpect).
 	expect   map[string]expectation
 	mu       sync.Mutex
 	problems []VerifyProblem
 	dirs     sync.Map // folder (tree path) → whether it and its parents are real folders
+	// listed sums what the manifest lists, shard by shard, for checkCounts; untrusted counts
+	// the shards that did not match the root, whose files cannot be counted.
+	listed struct {
+		files     int
+		bytes     int64
+		untrusted int
+	}
 }
 
 // inTree reports whether the tree folder rel ("" for the root) and every folder above it are
@@ -143,12 +164,13 @@ func (v *verifier) inTree(rel string) bool {
 }
 
 // expectation is what one file of the tree must hold: fixed bytes, the body of a route's
-// value, or the lines of a packed month file.
+// value, or the lines of a packed file.
 type expectation struct {
-	body   []byte
-	route  *manifest.Route
-	vals   []int
-	packed bool // vals hold the month and year; the lines are the days
+	body  []byte
+	route *manifest.Route
+	vals  []int
+	// lines, for a packed file, are the values its lines hold, in order.
+	lines [][]int
 }
 
 func (v *verifier) add(kind, path, format string, args ...any) {
@@ -195,8 +217,10 @@ func (v *verifier) prepare(site *Site) error {
 	return nil
 }
 
-// checkRoutes reports every file the contract requires that the manifest does not list,
-// and per-route counts that differ from the files the years hold.
+// checkRoutes reports every file the contract requires that the root of the manifest does
+// not list (the files of the routes without packed files) and every shard it lacks, root
+// entries that belong in a shard, and per-route counts that differ from the files the years
+// hold. The files of the packed routes are expected shard by shard (checkShard).
 func (v *verifier) checkRoutes() {
 	for _, y := range v.m.Years {
 		if y < rules.FirstYear || y > rules.LastYear {
@@ -205,35 +229,76 @@ func (v *verifier) checkRoutes() {
 	}
 	for i := range v.routes {
 		r := &v.routes[i]
-		values := r.Values(v.m.Years)
-		for _, vals := range values {
-			v.expect[r.FilePath(vals)] = expectation{route: r, vals: vals}
-			if p, line := r.PackedPath(vals); line == 1 {
-				v.expect[p] = expectation{route: r, vals: vals, packed: true}
+		n := 0
+		if r.Sharded() {
+			for _, y := range v.m.Years {
+				n += len(r.YearValues(y))
+			}
+		} else {
+			for _, vals := range r.Values(v.m.Years) {
+				v.expect[r.FilePath(vals)] = expectation{route: r, vals: vals}
+				n++
 			}
 		}
-		if got := v.m.Counts.Routes[r.Name]; got != len(values) {
-			v.add(ProblemInvalid, manifest.FileName, "counts.routes.%s is %d, the years hold %d", r.Name, got, len(values))
+		if got := v.m.Counts.Routes[r.Name]; got != n {
+			v.add(ProblemInvalid, manifest.FileName, "counts.routes.%s is %d, the years hold %d", r.Name, got, n)
 		}
 	}
-	for _, p := range slices.Sorted(func(yield func(string) bool) {
-		for p := range v.expect {
-			if !yield(p) {
-				return
-			}
-		}
-	}) {
+	for _, p := range slices.Sorted(maps.Keys(v.expect)) {
 		if _, ok := v.index[p]; !ok {
 			v.add(ProblemMissing, p, "required file is not in the manifest")
 		}
 	}
-	if v.m.Counts.Files != len(v.m.Files) {
-		v.add(ProblemInvalid, manifest.FileName, "counts.files is %d, the manifest lists %d", v.m.Counts.Files, len(v.m.Files))
+	want := v.m.ShardPaths()
+	for _, p := range want {
+		if _, ok := v.m.Shard(p); !ok {
+			v.add(ProblemMissing, p, "required shard is not in the manifest")
+		}
+	}
+	for _, f := range v.m.Shards {
+		if _, ok := slices.BinarySearch(want, f.Path); !ok {
+			v.add(ProblemInvalid, manifest.FileName, "shards lists %s, which is no shard of a date route and year of the tree", f.Path)
+		}
+	}
+	for _, f := range v.m.Files {
+		if sp := v.m.Edge.ShardOf(f.Path); sp != "" {
+			v.add(ProblemInvalid, manifest.FileName, "files lists %s, which the shard %s lists", f.Path, sp)
+		} else if _, _, ok := manifest.ParseShardPath(f.Path); ok {
+			v.add(ProblemInvalid, manifest.FileName, "files lists the shard %s, which belongs in shards", f.Path)
+		}
 	}
 }
 
-// walk reports files on disk that the manifest does not list.
+// checkCounts compares the manifest's counts of files and bytes with what it lists.
+func (v *verifier) checkCounts() {
+	if v.listed.untrusted > 0 {
+		return // the shards that do not match their entries were reported; their files cannot be counted
+	}
+	files, bytes := len(v.m.Files)+len(v.m.Shards)+v.listed.files, v.listed.bytes
+	for _, f := range v.m.Files {
+		bytes += f.Size
+	}
+	for _, f := range v.m.Shards {
+		bytes += f.Size
+	}
+	if v.m.Counts.Files != files {
+		v.add(ProblemInvalid, manifest.FileName, "counts.files is %d, the manifest lists %d", v.m.Counts.Files, files)
+	}
+	if v.m.Counts.Bytes != bytes {
+		v.add(ProblemInvalid, manifest.FileName, "counts.bytes is %d, the files the manifest lists hold %d", v.m.Counts.Bytes, bytes)
+	}
+}
+
+// walk reports files on disk that the manifest does not list: neither the root, nor as a
+// shard, nor as a file of a packed route in a year whose shard the root lists (checkShard
+// then checks that the shard lists it).
 func (v *verifier) walk() error {
+	var files []*manifest.RouteFiles
+	for i := range v.m.Edge.Routes {
+		if f := v.m.Edge.Routes[i].Files(); f != nil {
+			files = append(files, f)
+		}
+	}
 	return filepath.WalkDir(v.dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -243,7 +308,16 @@ func (v *verifier) walk() error {
 		if d.IsDir() || rel == manifest.FileName {
 			return nil
 		}
-		if _, ok := v.index[rel]; !ok {
+		listed := v.index[rel] != nil
+		if !listed {
+			_, listed = v.m.Shard(rel)
+		}
+		for i := 0; !listed && i < len(files); i++ {
+			if y, ok := files[i].ShardOf(rel); ok {
+				_, listed = v.m.Shard(manifest.ShardPath(files[i].Route.Name, y))
+			}
+		}
+		if !listed {
 			v.add(ProblemExtra, rel, "not listed in the manifest")
 		} else if !d.Type().IsRegular() {
 			v.add(ProblemInvalid, rel, "not a regular file")
@@ -252,20 +326,33 @@ func (v *verifier) walk() error {
 	})
 }
 
-// checkFiles re-hashes every listed file and checks its content, on several goroutines.
+// checkFiles re-hashes every listed file and checks its content, on several goroutines:
+// the root's files one by one, the shards one at a time per goroutine.
 func (v *verifier) checkFiles(ctx context.Context, onProgress func(done, total int)) error {
 	var done atomic.Int64
-	jobs := make(chan *manifest.File)
+	total := v.m.Counts.Files
+	step := func() {
+		if n := done.Add(1); onProgress != nil && n%1000 == 0 {
+			onProgress(int(n), max(total, int(n)))
+		}
+	}
+	type job struct {
+		file  *manifest.File
+		shard *manifest.File
+	}
+	jobs := make(chan job)
 	var wg sync.WaitGroup
 	for range 2 * runtime.GOMAXPROCS(0) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var buf []byte
-			for f := range jobs {
-				buf = v.checkFile(f, buf)
-				if n := done.Add(1); onProgress != nil && n%1000 == 0 {
-					onProgress(int(n), len(v.m.Files))
+			for j := range jobs {
+				if j.file != nil {
+					buf = v.checkFile(*j.file, v.expect[j.file.Path], true, buf)
+					step()
+				} else {
+					buf = v.checkShard(*j.shard, step, buf)
 				}
 			}
 		}()
@@ -274,55 +361,144 @@ func (v *verifier) checkFiles(ctx context.Context, onProgress func(done, total i
 		if ctx.Err() != nil {
 			break
 		}
-		jobs <- &v.m.Files[i]
+		jobs <- job{file: &v.m.Files[i]}
+	}
+	for i := range v.m.Shards {
+		if ctx.Err() != nil {
+			break
+		}
+		jobs <- job{shard: &v.m.Shards[i]}
 	}
 	close(jobs)
 	wg.Wait()
 	if onProgress != nil {
-		onProgress(int(done.Load()), len(v.m.Files))
+		onProgress(int(done.Load()), max(total, int(done.Load())))
 	}
 	return ctx.Err()
 }
 
-// checkFile checks one listed file; buf is scratch space for rendering, returned for reuse.
-func (v *verifier) checkFile(f *manifest.File, buf []byte) []byte {
-	if !outtree.ValidPath(f.Path) {
-		v.add(ProblemInvalid, f.Path, "not a path inside the tree (not read)")
+// checkShard checks one shard and the files it lists: its bytes against the root's entry
+// (a shard that does not match is reported and not trusted: the files of its route and year
+// are then checked for their content alone), its files against the files of its route and
+// year, and each file as checkFile does.
+func (v *verifier) checkShard(entry manifest.File, step func(), buf []byte) []byte {
+	route, year, _ := manifest.ParseShardPath(entry.Path)
+	r := v.m.Edge.ShardRoute(route)
+	if r == nil || !slices.Contains(v.m.Years, year) {
+		step()
+		return buf // checkRoutes reported it
+	}
+	expect := v.shardExpect(r, year)
+	b, ok := v.read(entry.Path)
+	step()
+	var err error
+	var s *manifest.Shard
+	if ok {
+		if sum := sha256.Sum256(b); int64(len(b)) != entry.Size || hex.EncodeToString(sum[:]) != entry.SHA256 {
+			v.add(ProblemCorrupt, entry.Path, "size %d sha256 %.12s…, manifest says size %d sha256 %.12s…", len(b), hex.EncodeToString(sum[:]), entry.Size, entry.SHA256)
+		} else if s, err = manifest.ParseShard(entry, b); err != nil {
+			v.add(ProblemInvalid, entry.Path, "%s", strings.TrimPrefix(err.Error(), entry.Path+": "))
+		}
+	}
+	if s == nil {
+		// Not trusted: no entry of it is, but the content of its files still is known.
+		v.mu.Lock()
+		v.listed.untrusted++
+		v.mu.Unlock()
+		for _, p := range slices.Sorted(maps.Keys(expect)) {
+			buf = v.checkFile(manifest.File{Path: p}, expect[p], false, buf)
+		}
 		return buf
 	}
-	if !v.inTree(pathDir(f.Path)) {
-		v.add(ProblemInvalid, f.Path, "a folder on its path is a link or not a folder (not read: it may lead out of the tree)")
-		return buf
+	var files int
+	var size int64
+	for _, f := range s.Files {
+		files++
+		size += f.Size
+		e, ok := expect[f.Path]
+		if !ok {
+			v.add(ProblemInvalid, entry.Path, "lists %s, which is no file of %s in %d", f.Path, r.Name, year)
+			step()
+			continue
+		}
+		delete(expect, f.Path)
+		buf = v.checkFile(f, e, true, buf)
+		step()
 	}
-	p := filepath.Join(v.dir, filepath.FromSlash(f.Path))
+	for _, p := range slices.Sorted(maps.Keys(expect)) {
+		v.add(ProblemMissing, p, "required file is not in the manifest (its shard %s does not list it)", entry.Path)
+	}
+	v.mu.Lock()
+	v.listed.files += files
+	v.listed.bytes += size
+	v.mu.Unlock()
+	return buf
+}
+
+// shardExpect returns what each file of a packed route's year must hold: the body of each
+// value, and the lines of each packed file.
+func (v *verifier) shardExpect(r *manifest.Route, year int) map[string]expectation {
+	vals := r.YearValues(year)
+	out := make(map[string]expectation, len(vals)+12)
+	for _, vs := range vals {
+		out[r.FilePath(vs)] = expectation{route: r, vals: vs}
+		p, _ := r.PackedPath(vs)
+		e := out[p]
+		e.route, e.lines = r, append(e.lines, vs)
+		out[p] = e
+	}
+	return out
+}
+
+// read reads a file the manifest lists, reporting what keeps it from being read; ok false
+// then (and for a file that is not a regular file, which walk reports).
+func (v *verifier) read(rel string) ([]byte, bool) {
+	if !outtree.ValidPath(rel) {
+		v.add(ProblemInvalid, rel, "not a path inside the tree (not read)")
+		return nil, false
+	}
+	if !v.inTree(pathDir(rel)) {
+		v.add(ProblemInvalid, rel, "a folder on its path is a link or not a folder (not read: it may lead out of the tree)")
+		return nil, false
+	}
+	p := filepath.Join(v.dir, filepath.FromSlash(rel))
 	if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
-		return buf // walk reports it; a link is not read, it may lead out of the tree
+		return nil, false // walk reports it; a link is not read, it may lead out of the tree
 	}
 	b, err := os.ReadFile(p)
 	if err != nil {
 		if os.IsNotExist(err) {
-			v.add(ProblemMissing, f.Path, "listed in the manifest but not on disk")
+			v.add(ProblemMissing, rel, "listed in the manifest but not on disk")
 		} else {
-			v.add(ProblemCorrupt, f.Path, "cannot read: %v", unwrapPath(err))
+			v.add(ProblemCorrupt, rel, "cannot read: %v", unwrapPath(err))
 		}
+		return nil, false
+	}
+	return b, true
+}
+
+// checkFile checks one listed file against its entry (when signed: an entry of a trusted
+// list) and what it must hold; buf is scratch space for rendering, returned for reuse.
+func (v *verifier) checkFile(f manifest.File, e expectation, signed bool, buf []byte) []byte {
+	b, ok := v.read(f.Path)
+	if !ok {
 		return buf
 	}
 	sum := sha256.Sum256(b)
-	if got := hex.EncodeToString(sum[:]); int64(len(b)) != f.Size || got != f.SHA256 {
+	if got := hex.EncodeToString(sum[:]); signed && (int64(len(b)) != f.Size || got != f.SHA256) {
 		v.add(ProblemCorrupt, f.Path, "size %d sha256 %.12s…, manifest says size %d sha256 %.12s…", len(b), got, f.Size, f.SHA256)
 	}
-	e, known := v.expect[f.Path]
 	switch {
-	case known && e.packed:
+	case e.lines != nil:
 		return v.checkPacked(f.Path, b, e, buf)
-	case known && e.route != nil:
+	case e.route != nil:
 		var err error
 		if buf, err = v.encs[e.route.Name](buf[:0], e.vals); err != nil {
 			v.add(ProblemInvalid, f.Path, "cannot render %s %s: %v", e.route.Name, valuesLabel(e.vals), err)
 		} else if !bytes.Equal(b, buf) {
 			v.add(ProblemInvalid, f.Path, "%s", jsonDiff(b, buf))
 		}
-	case known:
+	case e.body != nil:
 		if !bytes.Equal(b, e.body) {
 			v.add(ProblemInvalid, f.Path, "%s", jsonDiff(b, e.body))
 		}
@@ -332,31 +508,30 @@ func (v *verifier) checkFile(f *manifest.File, buf []byte) []byte {
 	return buf
 }
 
-// checkPacked checks a packed month file: one line per day of the month, each line byte
-// for byte the body of that date.
+// checkPacked checks a packed file: one line per value of its month or year, each line
+// byte for byte the body of that value.
 func (v *verifier) checkPacked(p string, b []byte, e expectation, buf []byte) []byte {
-	m, y := e.vals[1], e.vals[2]
-	days := 0 // the days of the month the route's type admits: a birthday_year's February has 29
-	for d := 1; d <= 31 && e.route.Params[0].Admit([]int{d, m, y}); d++ {
-		days = d
-	}
 	lines := bytes.SplitAfter(b, []byte("\n"))
 	if last := lines[len(lines)-1]; len(last) == 0 {
 		lines = lines[:len(lines)-1]
 	}
-	if len(lines) != days {
-		v.add(ProblemInvalid, p, "holds %d records, %d.%d has %d days", len(lines), m, y, days)
+	if n := len(e.lines); len(lines) != n {
+		pl := e.route.Place(e.lines[0])
+		span := strconv.Itoa(pl.Year) // a file per year; per month, the month and the year
+		if e.route.Packed.Unit == manifest.UnitMonth {
+			span = strconv.Itoa(pl.Month) + "." + span
+		}
+		v.add(ProblemInvalid, p, "holds %d records, %s has %d days", len(lines), span, n)
 	}
-	vals := []int{0, m, y}
-	for i, rec := range lines[:min(len(lines), days)] {
-		vals[0] = i + 1
+	for i, rec := range lines[:min(len(lines), len(e.lines))] {
+		vals := e.lines[i]
 		var err error
 		if buf, err = v.encs[e.route.Name](buf[:0], vals); err != nil {
 			v.add(ProblemInvalid, p, "line %d: cannot render: %v", i+1, err)
 			continue
 		}
 		if !bytes.Equal(rec, buf) {
-			v.add(ProblemInvalid, p, "line %d, %02d.%02d.%04d: %s", i+1, i+1, m, y, jsonDiff(rec, buf))
+			v.add(ProblemInvalid, p, "line %d, %02d.%02d.%04d: %s", i+1, vals[0], vals[1], vals[2], jsonDiff(rec, buf))
 		}
 	}
 	return buf

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	json "github.com/goccy/go-json"
-
 	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/internal/assetsignore"
@@ -86,16 +84,7 @@ func relist(t *testing.T, dir, rel string, b []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range m.Files {
-		if m.Files[i].Path == rel {
-			m.Files[i].Size, m.Files[i].SHA256 = int64(len(b)), testsupport.SHA256Hex(b)
-		}
-	}
-	mb, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, manifest.FileName), mb, 0o644); err != nil {
+	if err := m.Update(dir, manifest.File{Path: rel, Size: int64(len(b)), SHA256: testsupport.SHA256Hex(b)}); err != nil {
 		t.Fatal(err)
 	}
 }

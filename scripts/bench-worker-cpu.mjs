@@ -39,7 +39,12 @@ const manifest = JSON.parse(await readFile(path.join(tree, "manifest.json"), "ut
 const perDate = manifest.edge.routes
   .filter((r) => r.packed)
   .map((r) => new RegExp("^" + r.file.replace(/[.]/g, "\\.").replace(/\{\w+\}/g, "[0-9]+") + "$"));
-for (const [p] of manifest.files) {
+// The root's files and those of its shards (docs/design.md §9).
+const listed = [...manifest.files];
+for (const [shard] of manifest.shards || []) {
+  listed.push(...JSON.parse(await readFile(path.join(tree, shard), "utf8")).files);
+}
+for (const [p] of listed) {
   if (p.startsWith("api/public/") && !perDate.some((re) => re.test(p))) {
     files.set("/" + p, await readFile(path.join(tree, p)));
   }

@@ -49,8 +49,9 @@ func newDeployCmd() *cobra.Command {
 		Long: `deploy publishes a generated tree as the Worker's static assets together with the worker
 (its module, compatibility date, ASSETS and rate-limit bindings, embedded in this binary).
 
-It plans from manifest.json and the tree's .assetsignore (read exactly as wrangler reads it: the
-per-date matrix files stay out, the worker reads the packed month files), proves that every file
+It plans from manifest.json, its shards and the tree's .assetsignore (read exactly as wrangler
+reads it: the per-date files of every date route and the shards stay out, the worker reads the
+packed files), proves that every file
 the worker reads is uploaded, and checks the plan against the account plan's limits (--plan
 free: 20,000 files per version, paid: 100,000; 25 MiB per file), the worker config, the routes
 and the domains as Cloudflare checks them, before any network call. Then, before any upload, it

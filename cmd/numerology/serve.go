@@ -68,7 +68,7 @@ func newServeCmd() *cobra.Command {
 		Short: "Serve a generated tree locally with the full API semantics",
 		Long: `serve answers the API of a generated out/ tree over HTTP exactly as the Cloudflare Worker
 does: routing on the raw path, the manifest's headers and error bodies, ETag and
-If-None-Match, CORS preflight, and the per-client rate limit of the matrix route. Other
+If-None-Match, CORS preflight, and the per-client rate limit of the date routes. Other
 paths serve the tree's human pages and downloads.
 
 The client of the rate limit is the connection's peer address (IPv6 grouped by /64). Behind
@@ -104,7 +104,7 @@ SIGINT or SIGTERM stops accepting connections and lets requests in flight finish
 	f.StringVarP(&opts.dir, "dir", "d", "out", "the generated tree to serve")
 	f.StringVar(&opts.addr, "addr", "127.0.0.1:8080", "the address to listen on")
 	f.StringVar(&opts.trustHeader, "trust-header", "", "a request header holding the client address, set by a trusted proxy (e.g. CF-Connecting-IP)")
-	f.IntVar(&opts.rateLimit, "rate-limit", 60, "matrix requests per client per window, 0 for no limit; when not given, the manifest's")
+	f.IntVar(&opts.rateLimit, "rate-limit", 60, "requests to the date routes per client per window, 0 for no limit; when not given, the manifest's")
 	f.DurationVar(&opts.rateWindow, "rate-window", time.Minute, "the rate limit's sliding window; when not given, the manifest's")
 	f.IntVar(&opts.rateClients, "rate-clients", server.DefaultRateClients, "most clients the rate limiter tracks at once (bounds its memory)")
 	f.BoolVar(&opts.accessLog, "access-log", false, "log every request to stderr")
@@ -141,7 +141,7 @@ func runServe(ctx context.Context, cmd *cobra.Command, opts *serveOptions) error
 	}
 	defer h.Close()
 	setProcs()
-	files, years, ipv6Bits := len(m.Files), len(m.Years), m.Edge.RateLimit.IPv6Prefix
+	files, years, ipv6Bits := m.Counts.Files, len(m.Years), m.Edge.RateLimit.IPv6Prefix
 	m = nil // the handler keeps what it needs; let the file list go
 
 	ln, err := net.Listen("tcp", opts.addr)

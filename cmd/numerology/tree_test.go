@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
@@ -23,8 +22,7 @@ type sharedRun struct {
 	dir            string // the tree; no test may change it
 	code           int
 	stdout, stderr string
-	took           time.Duration // how long the in-process generate ran
-	manifestSum    string        // the sha256 of its manifest.json, checked after the tests
+	manifestSum    string // the sha256 of its manifest.json, checked after the tests
 }
 
 // sharedRoot is the temporary folder of the shared tree, removed after the tests.
@@ -38,9 +36,7 @@ var shared = sync.OnceValues(func() (sharedRun, error) {
 	sharedRoot = root
 	r := sharedRun{dir: filepath.Join(root, "out")}
 	var stdout, stderr bytes.Buffer
-	start := time.Now()
 	r.code = Main(context.Background(), []string{"generate", "--years", "2000", "--out", r.dir}, &stdout, &stderr)
-	r.took = time.Since(start)
 	r.stdout, r.stderr = stdout.String(), stderr.String()
 	if r.code != 0 {
 		return r, fmt.Errorf("generate --years 2000: exit %d: %s", r.code, r.stderr)

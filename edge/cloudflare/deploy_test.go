@@ -325,17 +325,9 @@ func rewrite(t *testing.T, dir, rel string, f func([]byte) []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range m.Files {
-		if m.Files[i].Path == rel {
-			m.Files[i].Size = int64(len(b))
-			m.Files[i].SHA256 = testsupport.SHA256Hex(b)
-		}
-	}
-	mb, err := json.Marshal(m)
-	if err != nil {
+	if err := m.Update(dir, manifest.File{Path: rel, Size: int64(len(b)), SHA256: testsupport.SHA256Hex(b)}); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(dir, manifest.FileName), mb)
 }
 
 func TestTransientErrorsAreRetried(t *testing.T) {
@@ -778,7 +770,7 @@ func TestEmbeddedWorkerLoads(t *testing.T) {
 
 func TestPlanAssets(t *testing.T) {
 	dir := baseTree(t)
-	m, err := manifest.Load(dir)
+	m, err := manifest.LoadFull(dir) // every file, the shards' too
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -855,7 +847,7 @@ func TestPlanWithoutIgnoreFile(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, manifest.AssetsIgnoreFile)); err != nil {
 		t.Fatal(err)
 	}
-	m, err := manifest.Load(dir)
+	m, err := manifest.LoadFull(dir) // every file, the shards' too
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -872,6 +864,46 @@ func TestPlanWithoutIgnoreFile(t *testing.T) {
 	p.Limits.MaxFiles = 10
 	if err := p.Preflight(); err == nil || !strings.Contains(err.Error(), "over the 10 of Workers free per version: generate the tree again with this version") {
 		t.Errorf("preflight: %v", err)
+	}
+}
+
+// TestPlanReadsTheShards: the plan enumerates the files of every shard, each checked against
+// the root, uploads none of the shards themselves (.assetsignore), and stops, as a tree that
+// differs from its manifest, at a shard whose bytes are not the root's.
+func TestPlanReadsTheShards(t *testing.T) {
+	dir := copyTree(t)
+	m := loadManifest(t, dir)
+	if len(m.Shards) == 0 {
+		t.Fatal("the test tree has no shards")
+	}
+	p := newPlan(t, dir, cloudflare.Options{})
+	uploaded := map[string]bool{}
+	for _, a := range p.Assets {
+		uploaded[a.File] = true
+		if strings.HasPrefix(a.File, manifest.ShardsDir+"/") {
+			t.Errorf("the shard %s is uploaded", a.File)
+		}
+	}
+	for _, r := range m.Edge.Routes {
+		for _, y := range m.Years {
+			for _, f := range r.PackedFiles(y) {
+				if !uploaded[f] {
+					t.Errorf("the packed file %s, listed by a shard, is not uploaded", f)
+				}
+			}
+		}
+	}
+	shard := m.Shards[len(m.Shards)/2]
+	path := filepath.Join(dir, filepath.FromSlash(shard.Path))
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, bytes.Replace(b, []byte(`"api/public/`), []byte(`"api/public/x`), 1))
+	_, err = cloudflare.NewPlan(dir, m, fixtureWorker(t), cloudflare.Options{Limits: freeLimits()})
+	var te *cloudflare.TreeError
+	if !errors.As(err, &te) || !te.Mismatch || !strings.Contains(err.Error(), shard.Path) {
+		t.Errorf("a shard that is not the root's: %v, want a mismatch naming %s", err, shard.Path)
 	}
 }
 

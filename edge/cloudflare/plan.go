@@ -135,11 +135,13 @@ func Load(dir string, w *Worker, opts Options) (*Plan, error) {
 	return NewPlan(dir, m, w, opts)
 }
 
-// NewPlan computes the plan of deploying the tree in dir, described by m, with the worker w.
-// Every file of the manifest becomes an asset except _headers and _redirects (sent as the
-// assets' rules, as wrangler sends them) and what the tree's .assetsignore leaves out, read
-// as wrangler reads it, so that numerology deploy and wrangler deploy upload the same set;
-// manifest.json itself is published too (the dataset's public file list). It refuses,
+// NewPlan computes the plan of deploying the tree in dir, described by the root of its
+// manifest m, with the worker w. Every file the manifest lists, in its root and its shards
+// (each read and checked against the root), becomes an asset except _headers and
+// _redirects (sent as the assets' rules, as wrangler sends them) and what the tree's
+// .assetsignore leaves out, read as wrangler reads it (the shards themselves and the files
+// of the date routes among them), so that numerology deploy and wrangler deploy upload the
+// same set; manifest.json itself is published too (the dataset's public file list). It refuses,
 // before any network call, options Cloudflare would refuse and a plan that leaves out
 // something the worker reads.
 func NewPlan(dir string, m *manifest.Manifest, w *Worker, opts Options) (*Plan, error) {
@@ -163,38 +165,56 @@ func NewPlan(dir string, m *manifest.Manifest, w *Worker, opts Options) (*Plan, 
 	if err != nil {
 		return nil, &TreeError{Err: err}
 	}
+	// The worker's files the manifest lists, found while its files are enumerated, shard by
+	// shard: the shards are read once, and nothing of them is kept.
+	workerFiles, problems := assetsignore.WorkerFiles(m)
+	reads := make(map[string]bool, len(workerFiles))
+	for _, f := range workerFiles {
+		reads[f] = false
+	}
 	hasRedirects := false
-	for _, f := range append(m.Files, mf) {
+	visit := func(f manifest.File) error {
+		if _, ok := reads[f.Path]; ok {
+			reads[f.Path] = true
+		}
+		var err error
 		switch f.Path {
 		case manifest.HeadersFile:
-			if p.Headers, err = p.readRules(f); err != nil {
-				return nil, err
-			}
-			continue
+			p.Headers, err = p.readRules(f)
+			return err
 		case redirectsFile:
-			if p.Redirects, err = p.readRules(f); err != nil {
-				return nil, err
-			}
 			hasRedirects = true
-			continue
+			p.Redirects, err = p.readRules(f)
+			return err
 		}
 		ignored, err := ig.Ignored(f.Path)
 		if err != nil {
-			return nil, &TreeError{Err: err}
+			return &TreeError{Err: err}
 		}
 		if ignored {
 			p.Ignored++
 			p.IgnoredBytes += f.Size
-			continue
+			return nil
 		}
 		p.add(f)
+		return nil
+	}
+	if err := m.Walk(dir, visit); err != nil {
+		var te *TreeError
+		if errors.As(err, &te) {
+			return nil, err
+		}
+		return nil, &TreeError{Mismatch: errors.Is(err, manifest.ErrMismatch), Err: err}
+	}
+	if err := visit(mf); err != nil {
+		return nil, err
 	}
 	if _, err := os.Lstat(filepath.Join(dir, redirectsFile)); !hasRedirects && err == nil {
 		return nil, &TreeError{Mismatch: true, Err: fmt.Errorf("the tree has a %s file that its manifest does not list: Cloudflare would take it as redirect rules "+
 			"(wrangler sends it so), and numerology generate never writes one: remove it, or list it in the manifest, then run numerology verify", redirectsFile)}
 	}
 	sort.Slice(p.Assets, func(i, j int) bool { return p.Assets[i].Path < p.Assets[j].Path })
-	if err := p.proveWorkerFiles(m, ig); err != nil {
+	if err := p.proveWorkerFiles(workerFiles, problems, reads, ig); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -219,21 +239,21 @@ func (p *Plan) readRules(f manifest.File) (string, error) {
 }
 
 // proveWorkerFiles checks that every file the worker reads, as the manifest's edge config
-// says, is among the assets to upload, and that edge.json holds every error body the
-// worker answers; otherwise the worker would answer 500 where it reads what is missing.
-func (p *Plan) proveWorkerFiles(m *manifest.Manifest, ig *assetsignore.Matcher) error {
-	files, problems := assetsignore.WorkerFiles(m)
+// says (files, in order, with the config's problems), is among the assets to upload, and
+// that edge.json holds every error body the worker answers; otherwise the worker would
+// answer 500 where it reads what is missing. listed says which of the files the manifest
+// lists.
+func (p *Plan) proveWorkerFiles(files []string, problems []assetsignore.Missing, listed map[string]bool, ig *assetsignore.Matcher) error {
 	uploaded := make(map[string]bool, len(p.Assets))
 	for _, a := range p.Assets {
 		uploaded[a.File] = true
 	}
-	listed := m.Index()
 	var missing []assetsignore.Missing
 	for _, f := range files {
 		switch {
 		case uploaded[f]:
 			continue
-		case listed[f] == nil:
+		case !listed[f]:
 			missing = append(missing, assetsignore.Missing{Kind: assetsignore.MissingUnlisted, File: f})
 		default:
 			r, err := ig.Why(f)
@@ -443,7 +463,7 @@ func (p *Plan) Write(w io.Writer) {
 		ignoreFile = "wrangler's defaults (the tree has no " + AssetsIgnoreFile + ")"
 	}
 	fmt.Fprintf(w, "  ignored    %s files, %s, by %s\n", humanize.Count(int64(p.Ignored)), humanize.Bytes(p.IgnoredBytes), ignoreFile)
-	fmt.Fprintf(w, "  reads      the worker reads %s files of the tree (edge.json, route files, month files): every one is uploaded\n", humanize.Count(int64(p.WorkerFiles)))
+	fmt.Fprintf(w, "  reads      the worker reads %s files of the tree (edge.json, route files, packed files): every one is uploaded\n", humanize.Count(int64(p.WorkerFiles)))
 	fmt.Fprintf(w, "  limits     Workers %s: %s of %s files; largest %s, %s of 25 MiB\n",
 		p.Limits.Plan, humanize.Count(int64(len(p.Assets))), humanize.Count(int64(p.Limits.MaxFiles)), p.Largest.File, humanize.Bytes(p.Largest.Size))
 	fmt.Fprintf(w, "  worker     %s: module %s (%s), compatibility date %s", p.ScriptName, wk.MainModule, humanize.Bytes(int64(len(wk.Script))), wk.CompatibilityDate)

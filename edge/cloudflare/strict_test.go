@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	json "github.com/goccy/go-json"
-
 	"github.com/opennumerology/numerology/edge/cloudflare"
 	"github.com/opennumerology/numerology/edge/cloudflare/cftest"
 	"github.com/opennumerology/numerology/generator/manifest"
@@ -209,17 +207,8 @@ func addToTree(t *testing.T, dir, rel string, content []byte) {
 	t.Helper()
 	writeFile(t, filepath.Join(dir, filepath.FromSlash(rel)), content)
 	m := loadManifest(t, dir)
-	entry := manifest.File{Path: rel, Size: int64(len(content)), SHA256: testsupport.SHA256Hex(content)}
-	found := false
-	for i := range m.Files {
-		if m.Files[i].Path == rel {
-			m.Files[i], found = entry, true
-		}
-	}
-	if !found {
-		m.Files = append(m.Files, entry)
-	}
-	b, err := json.Marshal(m)
+	m.SetFiles(manifest.File{Path: rel, Size: int64(len(content)), SHA256: testsupport.SHA256Hex(content)})
+	b, err := m.Encode()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -156,7 +156,7 @@ func newSuite(t *testing.T, target Target) *suite {
 	if err != nil || base.Host == "" {
 		t.Fatalf("conformance: base URL %q: want scheme://host[:port] (%v)", target.BaseURL, err)
 	}
-	m, err := manifest.Load(target.TreeDir)
+	m, err := manifest.LoadFull(target.TreeDir) // every file, those of the shards too: the tests' trees are small
 	if err != nil {
 		t.Fatalf("conformance: %v", err)
 	}

@@ -33,7 +33,6 @@ type bodyCache struct {
 	n     int // slabs in use
 	pos   int // free offset in the last slab
 
-	shapes map[string]*bodyShape
 	dicts  [maxDicts]atomic.Pointer[bodyDict]
 	ndicts int
 }
@@ -51,18 +50,18 @@ const (
 
 // bodyShape is the bodies of one shape of path: enough of them share a dictionary.
 type bodyShape struct {
-	samples []*entry // a few files spread over the shape's
+	samples []fileKey // a few files spread over the shape's
 	files   int
 	dict    int // index in dicts plus one; 0 not yet made, -1 none
 }
 
-// newBodyCache returns a cache of at most budget bytes, nil when budget is 0 or less; shapes
-// groups the files that may share a dictionary (see shapesOf).
-func newBodyCache(budget int64, shapes map[string]*bodyShape) *bodyCache {
+// newBodyCache returns a cache of at most budget bytes, nil when budget is 0 or less. The
+// bodies of an entry with a shape (see shapesOf) are stored against its dictionary.
+func newBodyCache(budget int64) *bodyCache {
 	if budget <= 0 {
 		return nil
 	}
-	return &bodyCache{budget: budget, shapes: shapes}
+	return &bodyCache{budget: budget}
 }
 
 // cachedBody is a stored body as found in a slab: the identity of the file it was read from
@@ -76,7 +75,7 @@ type cachedBody struct {
 
 // get returns the stored body of e, if any.
 func (c *bodyCache) get(e *entry) (cachedBody, bool) {
-	loc := e.cached.Load()
+	loc := e.slot.Load()
 	if loc == 0 {
 		return cachedBody{}, false
 	}
@@ -107,13 +106,14 @@ func (b cachedBody) body(dst []byte) []byte {
 	return b.dict.decode(dst[:0], b.stored)
 }
 
-// put stores body, read from e's file with identity id, for e if it fits and no
-// invalidation happened since gen was read, before the body was.
-func (c *bodyCache) put(e *entry, id fileID, body []byte, gen uint64, read func(*entry) []byte) {
-	if e.cached.Load() != 0 {
+// put stores body, read from e's file with identity id, in e's slot if it fits and no
+// invalidation happened since gen was read, before the body was. read returns the verified
+// body of one of the shape's samples, nil when it cannot.
+func (c *bodyCache) put(e *entry, id fileID, body []byte, gen uint64, read func(fileKey) []byte) {
+	if e.slot.Load() != 0 {
 		return
 	}
-	d, dictIndex := c.dict(e.path, read)
+	d, dictIndex := c.dict(e.shape, read)
 	stored := body
 	if d != nil {
 		stored = d.encode(make([]byte, 0, len(body)/4), body)
@@ -137,8 +137,8 @@ func (c *bodyCache) put(e *entry, id fileID, body []byte, gen uint64, read func(
 	le.PutUint16(r[48:], dictIndex)
 	copy(r[recordHeader:], stored)
 	loc := uint64(c.n-1)<<32 | uint64(off+1)
-	if e.cached.CompareAndSwap(0, loc) && c.gen.Load() != gen {
-		e.cached.CompareAndSwap(loc, 0) // the file changed while it was read
+	if e.slot.CompareAndSwap(0, loc) && c.gen.Load() != gen {
+		e.slot.CompareAndSwap(loc, 0) // the file changed while it was read
 	}
 }
 
@@ -162,11 +162,10 @@ func (c *bodyCache) room(n int) (*[]byte, int) {
 	return &s, 0
 }
 
-// dict returns the dictionary of the shape of path, making it on first use from the
-// shape's samples (read returns a sample's verified body, nil when it cannot); nil and
-// rawBody for a shape with too few files.
-func (c *bodyCache) dict(path string, read func(*entry) []byte) (*bodyDict, uint16) {
-	sh := c.shapes[shapeOf(path)]
+// dict returns the dictionary of the shape sh, making it on first use from the shape's
+// samples (read returns a sample's verified body, nil when it cannot); nil and rawBody for
+// no shape.
+func (c *bodyCache) dict(sh *bodyShape, read func(fileKey) []byte) (*bodyDict, uint16) {
 	if sh == nil {
 		return nil, rawBody
 	}
@@ -197,10 +196,10 @@ func (c *bodyCache) dict(path string, read func(*entry) []byte) (*bodyDict, uint
 	return c.dicts[idx-1].Load(), uint16(idx - 1)
 }
 
-// remove drops the body of e.
-func (c *bodyCache) remove(e *entry) {
+// remove drops the body kept in slot.
+func (c *bodyCache) remove(slot *atomic.Uint64) {
 	c.gen.Add(1)
-	e.cached.Store(0)
+	slot.Store(0)
 }
 
 // size returns the bytes of slabs held.
@@ -230,9 +229,9 @@ func shapeOf(path string) string {
 	return string(b)
 }
 
-// shapesOf groups the given files by shape and keeps, for each shape of at least
-// dictShapeFiles files, dictSamples files spread evenly over it.
-func shapesOf(files []*entry) map[string]*bodyShape {
+// shapesOf groups the given files by shape and gives each file of a shape of at least
+// dictShapeFiles files that shape, with dictSamples files spread evenly over it.
+func shapesOf(files []*entry) {
 	count := map[string]int{}
 	for _, e := range files {
 		count[shapeOf(e.path)]++
@@ -253,8 +252,8 @@ func shapesOf(files []*entry) map[string]*bodyShape {
 		i := seen[s]
 		seen[s]++
 		if len(sh.samples) < dictSamples && i == len(sh.samples)*n/dictSamples {
-			sh.samples = append(sh.samples, e)
+			sh.samples = append(sh.samples, e.key)
 		}
+		e.shape = sh
 	}
-	return shapes
 }

@@ -27,10 +27,10 @@ func TestBodyCacheBudget(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := newBodyCache(tt.budget, nil)
+			c := newBodyCache(tt.budget)
 			entries := make([]*entry, tt.bodies)
 			for i := range entries {
-				entries[i] = &entry{path: "api/public/matrix/" + strconv.Itoa(i) + ".json"}
+				entries[i] = testEntry("api/public/matrix/" + strconv.Itoa(i) + ".json")
 				body := bytes.Repeat([]byte{byte(i)}, tt.size)
 				c.put(entries[i], fileID{ino: uint64(i)}, body, c.gen.Load(), nil)
 				if got := c.size(); got > tt.budget {
@@ -52,69 +52,97 @@ func TestBodyCacheBudget(t *testing.T) {
 				t.Errorf("%d bodies kept, want %d", kept, tt.kept)
 			}
 			for _, e := range entries {
-				c.remove(e)
+				c.remove(e.slot)
 				if _, ok := c.get(e); ok {
 					t.Fatal("a removed body is still found")
 				}
 			}
 		})
 	}
-	if newBodyCache(0, nil) != nil {
+	if newBodyCache(0) != nil {
 		t.Error("a zero budget should turn the cache off")
 	}
 }
 
 func TestBodyCacheStaleRead(t *testing.T) {
-	c := newBodyCache(1<<20, nil)
-	e := &entry{path: "a"}
+	c := newBodyCache(1 << 20)
+	e := testEntry("a")
 	gen := c.gen.Load()
-	c.remove(&entry{path: "b"}) // a file changes while e's body is being read
+	c.remove(testEntry("b").slot) // a file changes while e's body is being read
 	c.put(e, fileID{}, []byte("old"), gen, nil)
 	if _, ok := c.get(e); ok {
 		t.Error("a body read before an invalidation was kept")
 	}
 }
 
-// TestBodyCacheCompact fills the cache with every API body of the test tree: each must come
-// back byte for byte, and the matrix records, stored against their shape's dictionary,
-// must take a small fraction of their size (on the full tree, about 15 MB for 150 MB).
+// testEntry is the entry of a file of the root at path, with no size or sum.
+func testEntry(path string) *entry {
+	e := &entry{path: path}
+	e.slot = &e.own
+	return e
+}
+
+// TestBodyCacheCompact fills the cache with every API body of the test tree, the files of
+// the root and of the shards: each must come back byte for byte, and the matrix records,
+// stored against their shape's dictionary, must take a small fraction of their size (on the
+// full tree, about 15 MB for 150 MB).
 func TestBodyCacheCompact(t *testing.T) {
 	dir := sharedTree(t)
 	h := newTestHandler(t, dir, nil)
 	tr := h.cur.Load()
+	full, err := manifest.LoadFull(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []fileKey
+	for _, f := range full.Files {
+		if key, ok := tr.router.fileKeyOf(f.Path); ok {
+			keys = append(keys, key)
+		}
+	}
+	entryOf := func(key fileKey) *entry {
+		t.Helper()
+		e, err := h.routeEntry(tr, key, new(entry))
+		if e == nil || err != nil {
+			t.Fatalf("%s: no entry (%v)", tr.router.treeFile(key), err)
+		}
+		return e
+	}
 	var raw, matrix int
-	for _, e := range tr.routed {
+	for _, key := range keys {
+		e := entryOf(key)
 		b, err := h.body(tr, e, nil)
 		if err != nil {
-			t.Fatalf("%s: %v", e.path, err)
+			t.Fatalf("%s: %v", tr.pathOf(e), err)
 		}
 		raw += len(b)
-		if strings.HasPrefix(e.path, "api/public/matrix/") {
+		if strings.HasPrefix(tr.pathOf(e), "api/public/matrix/") {
 			matrix++
 		}
 	}
 	stored := 0
-	for _, e := range tr.routed {
+	for _, key := range keys {
+		e := entryOf(key)
 		c, ok := tr.cache.get(e)
 		if !ok {
-			t.Fatalf("%s was not kept", e.path)
+			t.Fatalf("%s was not kept", tr.pathOf(e))
 		}
 		b, err := h.body(tr, e, nil)
 		if err != nil {
-			t.Fatalf("%s from the cache: %v", e.path, err)
+			t.Fatalf("%s from the cache: %v", tr.pathOf(e), err)
 		}
-		if want := mustRead(t, dir, e.path); !bytes.Equal(b, want) {
-			t.Fatalf("%s: the cache gives %d bytes that differ from the file's %d", e.path, len(b), len(want))
+		if want := mustRead(t, dir, tr.pathOf(e)); !bytes.Equal(b, want) {
+			t.Fatalf("%s: the cache gives %d bytes that differ from the file's %d", tr.pathOf(e), len(b), len(want))
 		}
 		stored += recordHeader + len(c.stored)
-		if strings.HasPrefix(e.path, "api/public/matrix/") && c.dict == nil {
-			t.Errorf("%s is stored as it is, not against its shape's dictionary", e.path)
+		if strings.HasPrefix(tr.pathOf(e), "api/public/matrix/") && c.dict == nil {
+			t.Errorf("%s is stored as it is, not against its shape's dictionary", tr.pathOf(e))
 		}
 	}
 	if matrix < dictShapeFiles {
 		t.Fatalf("only %d matrix records in the test tree", matrix)
 	}
-	t.Logf("%d bodies, %d bytes, stored in %d (%.1f%%)", len(tr.routed), raw, stored, 100*float64(stored)/float64(raw))
+	t.Logf("%d bodies, %d bytes, stored in %d (%.1f%%)", len(keys), raw, stored, 100*float64(stored)/float64(raw))
 	if stored*4 > raw {
 		t.Errorf("%d bytes of bodies take %d in the cache, want under a quarter", raw, stored)
 	}
@@ -133,7 +161,7 @@ func mustRead(t *testing.T, dir, name string) []byte {
 // they share with it.
 func TestBodyDict(t *testing.T) {
 	dir := sharedTree(t)
-	m, err := manifest.Load(dir)
+	m, err := manifest.LoadFull(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,7 +70,7 @@ func TestCachedBodyMmapWrite(t *testing.T) {
 	if first.Code != 200 || get(t, h, "GET", target, nil).Code != 200 {
 		t.Fatalf("status %d before the write", first.Code)
 	}
-	if h.cur.Load().files[manifest.LifePathFile(7)].cached.Load() == 0 {
+	if h.cur.Load().files[manifest.LifePathFile(7)].slot.Load() == 0 {
 		t.Fatal("the record was not cached: the test would prove nothing")
 	}
 	// A coarse file clock may still show the generation's time: let it move on.

@@ -64,7 +64,11 @@ func FuzzHandler(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	files := m.Index()
+	full, err := manifest.LoadFull(dir)
+	if err != nil {
+		f.Fatal(err)
+	}
+	files := full.Index()
 	// Both handlers count on one clock that moves on two seconds an input: they see the
 	// same requests at the same times, so their limits agree.
 	var inputs atomic.Int64

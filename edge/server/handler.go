@@ -16,6 +16,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -201,15 +202,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // serveRecord answers a valid route with its precomputed file, or 500 when the file is not
 // in the manifest or cannot be read.
 func (h *Handler) serveRecord(w http.ResponseWriter, r *http.Request, t *tree, rt route) {
-	e := t.routed[rt.key]
-	if e == nil {
+	var scratch entry
+	e, err := h.routeEntry(t, rt.key, &scratch)
+	if e == nil && err == nil {
 		h.log.Error("route file not in the tree", "file", t.router.treeFile(rt.key), "path", r.RequestURI)
 		writeError(w, r, t, t.edgeErrs.Internal)
 		return
 	}
 	buf := bodyBufs.Get().(*[]byte)
 	defer bodyBufs.Put(buf)
-	body, err := h.body(t, e, *buf)
+	var body []byte
+	if err == nil {
+		body, err = h.body(t, e, *buf)
+	}
 	if errors.Is(err, errChanged) || errors.Is(err, fs.ErrNotExist) {
 		if nt := h.refresh(t); nt != t {
 			// The tree was regenerated: answer from the new one, routed by its own table.
@@ -222,7 +227,7 @@ func (h *Handler) serveRecord(w http.ResponseWriter, r *http.Request, t *tree, r
 		}
 	}
 	if err != nil {
-		h.log.Error("read route file", "file", e.path, "err", err)
+		h.log.Error("read route file", "file", t.router.treeFile(rt.key), "err", err)
 		writeError(w, r, t, t.edgeErrs.Internal)
 		return
 	}
@@ -254,13 +259,14 @@ func (h *Handler) body(t *tree, e *entry, buf []byte) ([]byte, error) {
 	if t.cache != nil {
 		if c, ok := t.cache.get(e); ok {
 			// A write through mmap reaches no file watch: the file's identity tells.
-			if id, err := t.statFile(e.path); err == nil && id == c.id {
+			if id, err := t.statFile(t.pathOf(e)); err == nil && id == c.id {
 				if b := c.body(buf); len(b) == c.size {
 					return b, nil
 				}
 			}
-			t.cache.remove(e)
+			t.cache.remove(e.slot)
 		}
+		t.watch(pathDir(t.pathOf(e))) // before gen: an event from now on drops the body
 		gen = t.cache.gen.Load()
 	}
 	b, id, err := h.readRecord(t, e)
@@ -268,7 +274,12 @@ func (h *Handler) body(t *tree, e *entry, buf []byte) ([]byte, error) {
 		return nil, err
 	}
 	if t.cache != nil {
-		t.cache.put(e, id, b, gen, func(s *entry) []byte {
+		t.cache.put(e, id, b, gen, func(k fileKey) []byte {
+			var scratch entry
+			s, err := h.routeEntry(t, k, &scratch)
+			if s == nil || err != nil {
+				return nil
+			}
 			b, _, _ := h.readRecord(t, s)
 			return b
 		})
@@ -280,14 +291,15 @@ func (h *Handler) body(t *tree, e *entry, buf []byte) ([]byte, error) {
 // otherwise). Nothing is allocated from the manifest's size before the file's own size
 // agrees with it.
 func (h *Handler) readRecord(t *tree, e *entry) ([]byte, fileID, error) {
-	b, id, err := h.readWhole(t, e.path, min(e.size, contract.MaxAssetSize))
+	p := t.pathOf(e)
+	b, id, err := h.readWhole(t, p, min(e.size, contract.MaxAssetSize))
 	switch {
 	case errors.Is(err, errTooLarge):
-		return nil, id, fmt.Errorf("%s: %w", e.path, errChanged)
+		return nil, id, fmt.Errorf("%s: %w", p, errChanged)
 	case err != nil:
 		return nil, id, err
 	case int64(len(b)) != e.size || sha256.Sum256(b) != e.sum:
-		return nil, id, fmt.Errorf("%s: %w", e.path, errChanged)
+		return nil, id, fmt.Errorf("%s: %w", p, errChanged)
 	}
 	return b, id, nil
 }
@@ -399,11 +411,13 @@ func cleanTreePath(p string) bool {
 }
 
 // CheckTree checks, without reading the whole tree, that dir holds the files its manifest
-// lists: every route and error file and an even sample of the others must exist with the
-// listed size. One missing sampled file is tolerated (the handler answers 500 for it);
-// more, or any size that differs, means the tree is not the manifest's.
+// lists: every route and error file of the root, an even sample of the root's other files
+// and of the shards, and an even sample of the files of a few shards (each read and checked
+// against the root) must exist with the listed size. One missing sampled file is tolerated
+// (the handler answers 500 for it); more, or any size that differs, means the tree is not
+// the manifest's.
 func CheckTree(dir string, m *manifest.Manifest) error {
-	const sample = 64
+	const sample, shardSample, shardFileSample = 64, 8, 8
 	var paths []string
 	for _, e := range m.Edge.Errors {
 		paths = append(paths, e.File)
@@ -413,15 +427,36 @@ func CheckTree(dir string, m *manifest.Manifest) error {
 			paths = append(paths, r.File)
 		}
 	}
-	if n := len(m.Files); n > 0 {
+	listed := append(slices.Clip(m.Files), m.Shards...) // the root's files and the shards
+	if n := len(listed); n > 0 {
 		step := max(n/sample, 1)
 		for i := 0; i < n; i += step {
-			paths = append(paths, m.Files[i].Path)
+			paths = append(paths, listed[i].Path)
 		}
 	}
-	idx := make(map[string]int64, len(m.Files))
-	for _, f := range m.Files {
+	idx := make(map[string]int64, len(listed))
+	for _, f := range listed {
 		idx[f.Path] = f.Size
+	}
+	if n := len(m.Shards); n > 0 {
+		step := max(n/shardSample, 1)
+		for i := 0; i < n; i += step {
+			if _, _, ok := manifest.ParseShardPath(m.Shards[i].Path); !ok {
+				return fmt.Errorf("%w: %q is not a shard", ErrMismatch, m.Shards[i].Path)
+			}
+			s, err := manifest.ReadShard(dir, m.Shards[i])
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // the shard's own entry is among the paths
+			}
+			if err != nil {
+				return fmt.Errorf("%w: %w (regenerate the tree)", ErrMismatch, err)
+			}
+			fstep := max(len(s.Files)/shardFileSample, 1)
+			for j := 0; j < len(s.Files); j += fstep {
+				paths = append(paths, s.Files[j].Path)
+				idx[s.Files[j].Path] = s.Files[j].Size
+			}
+		}
 	}
 	missing := 0
 	var firstMissing string
@@ -429,6 +464,9 @@ func CheckTree(dir string, m *manifest.Manifest) error {
 		size, ok := idx[p]
 		if !ok {
 			return fmt.Errorf("%w: %s is not listed", ErrMismatch, p)
+		}
+		if !cleanTreePath(p) {
+			return fmt.Errorf("%w: unsafe path %q", ErrMismatch, p)
 		}
 		fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(p)))
 		if errors.Is(err, os.ErrNotExist) {

@@ -523,14 +523,18 @@ func (h *Handler) runTool(t *tree, tool *mcpTool, args map[string]json.RawMessag
 		}
 		return internal
 	}
-	e := t.routed[rt.key]
-	if e == nil {
+	var scratch entry
+	e, err := h.routeEntry(t, rt.key, &scratch)
+	if e == nil && err == nil {
 		h.log.Error("route file not in the tree", "file", t.router.treeFile(rt.key), "tool", path)
 		return internal
 	}
-	body, err := h.body(t, e, buf)
+	var body []byte
+	if err == nil {
+		body, err = h.body(t, e, buf)
+	}
 	if err != nil {
-		h.log.Error("read route file", "file", e.path, "err", err)
+		h.log.Error("read route file", "file", t.router.treeFile(rt.key), "err", err)
 		return internal
 	}
 	return toolOutcome{body, false, 0}

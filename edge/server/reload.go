@@ -30,7 +30,10 @@ import (
 // before the manifest is read.
 const reloadDelay = 50 * time.Millisecond
 
-// watchTree starts the watch that keeps t's body cache in step with its files.
+// watchTree starts the watch that keeps t's body cache in step with its files: on every
+// folder of the API files the root lists, and on the folder of each file of a shard when
+// its body is first read (t.watch), so that the folders watched grow with what is cached,
+// not with the tree.
 func (h *Handler) watchTree(t *tree, files []manifest.File) {
 	if t.cache == nil {
 		return
@@ -40,15 +43,17 @@ func (h *Handler) watchTree(t *tree, files []manifest.File) {
 		h.log.Warn("cannot watch the tree's files: cached bodies may outlive a change", "err", err)
 		return
 	}
-	seen := map[string]bool{}
-	for _, f := range files {
-		d := path.Dir(f.Path)
-		if seen[d] || !strings.HasPrefix(f.Path, "api/") {
-			continue
+	var watched sync.Map
+	t.watch = func(d string) {
+		if _, seen := watched.LoadOrStore(d, struct{}{}); !seen {
+			// A folder the tree lacks holds files that answer 500 anyway.
+			w.Add(filepath.Join(h.dir, filepath.FromSlash(d)))
 		}
-		seen[d] = true
-		// A directory the tree lacks holds files that answer 500 anyway.
-		w.Add(filepath.Join(h.dir, filepath.FromSlash(d)))
+	}
+	for _, f := range files {
+		if strings.HasPrefix(f.Path, "api/") {
+			t.watch(path.Dir(f.Path))
+		}
 	}
 	root := filepath.Clean(h.dir) + string(filepath.Separator)
 	done := drain(w, func(ev fsnotify.Event) {
@@ -58,6 +63,9 @@ func (h *Handler) watchTree(t *tree, files []manifest.File) {
 	}, t.uncacheAll) // an error means events were lost (queue overflow)
 	t.stopWatch = func() { w.Close(); <-done }
 }
+
+// pathDir is the folder of a tree path, "." at the root.
+func pathDir(p string) string { return path.Dir(p) }
 
 // drain calls onEvent for each event of w and onError for each error, on a goroutine that
 // ends when w is closed; the returned channel is closed then.
@@ -188,5 +196,5 @@ func (h *Handler) reloadLocked() {
 	old := h.cur.Swap(t)
 	old.stopWatch()
 	h.reloads.Add(1)
-	h.log.Info("tree reloaded", "dir", h.dir, "files", len(m.Files), "years", len(m.Years))
+	h.log.Info("tree reloaded", "dir", h.dir, "files", m.Counts.Files, "years", len(m.Years))
 }

@@ -251,34 +251,40 @@ func (r *router) treeFile(key fileKey) string {
 // canonical parameters (no leading zeros), ok false for any other path.
 func (r *router) fileKeyOf(path string) (fileKey, bool) {
 	for i := range r.routes {
-		c := &r.routes[i]
-		key := fileKey{route: int32(i)}
-		rest := path
-		ok := true
-		for _, part := range c.file {
-			if part.param < 0 {
-				if rest, ok = strings.CutPrefix(rest, part.lit); !ok {
-					break
-				}
-				continue
-			}
-			end := 0
-			for end < len(rest) && end < 9 && rest[end] >= '0' && rest[end] <= '9' {
-				end++
-			}
-			n, isNum := numeric(rest[:end])
-			if !isNum || (end > 1 && rest[0] == '0') {
-				ok = false
-				break
-			}
-			key.params[part.param] = int32(n)
-			rest = rest[end:]
-		}
-		if ok && rest == "" {
+		if key, ok := r.routeFileKey(int32(i), path); ok {
 			return key, true
 		}
 	}
 	return fileKey{}, false
+}
+
+// routeFileKey is fileKeyOf for the files of one route.
+func (r *router) routeFileKey(route int32, path string) (fileKey, bool) {
+	if route < 0 || int(route) >= len(r.routes) {
+		return fileKey{}, false
+	}
+	key := fileKey{route: route}
+	rest := path
+	for _, part := range r.routes[route].file {
+		if part.param < 0 {
+			var ok bool
+			if rest, ok = strings.CutPrefix(rest, part.lit); !ok {
+				return fileKey{}, false
+			}
+			continue
+		}
+		end := 0
+		for end < len(rest) && end < 9 && rest[end] >= '0' && rest[end] <= '9' {
+			end++
+		}
+		n, isNum := numeric(rest[:end])
+		if !isNum || (end > 1 && rest[0] == '0') {
+			return fileKey{}, false
+		}
+		key.params[part.param] = int32(n)
+		rest = rest[end:]
+	}
+	return key, rest == ""
 }
 
 // numeric parses a numeric segment: 1–9 ASCII digits, leading zeros allowed.

@@ -21,8 +21,11 @@ import (
 // takes the current tree once and answers from it alone, so a reload (see reload.go) never
 // mixes two trees in one answer.
 type tree struct {
-	files  map[string]*entry
-	routed map[fileKey]*entry // the route files, by what the router matches
+	files  map[string]*entry  // the files the manifest's root lists
+	routed map[fileKey]*entry // the route files among them, by what the router matches
+	// shards are the manifest's shards: the files of the packed routes, read on first use
+	// (see shards.go).
+	shards *shardSet
 	router *router
 	cache  *bodyCache
 	// root is the tree's folder: every file is opened through it (see files.go). dir is
@@ -38,20 +41,28 @@ type tree struct {
 	hdr200, hdr304, preflight http.Header
 	errs                      map[string]*errorAnswer // every error of the config, by key
 	edgeErrs                  manifest.EdgeErrors     // the keys of the errors no route owns
-	// stopWatch stops the watch that drops cached bodies when their files change.
+	// stopWatch stops the watch that drops cached bodies when their files change; watch
+	// adds a folder to it (see watchTree).
 	stopWatch func()
+	watch     func(dir string)
 	// manifest is the manifest file this tree was loaded from, to tell whether it changed.
 	manifest os.FileInfo
 }
 
-// entry is what the handler keeps of one file of the manifest.
+// entry is what the handler knows of one file of the manifest: kept for each file of the
+// root, made for each answer from a shard (shardSet.entry).
 type entry struct {
-	cached atomic.Uint64 // where the cache holds the body (see bodyCache), 0 when it does not
-	path   string
-	size   int64
-	sum    [sha256.Size]byte // the manifest's sha256: a body read is answered only if it matches
-	etag   []string          // the strong ETag, as a ready header value
-	clen   []string          // Content-Length
+	own  atomic.Uint64  // the cache slot of a file of the root
+	slot *atomic.Uint64 // where the cache holds the body (see bodyCache), 0 when it does not
+	// key is the route file's key; path is "" for a file of a shard until it is read
+	// (tree.pathOf).
+	key   fileKey
+	path  string
+	size  int64
+	sum   [sha256.Size]byte // the manifest's sha256: a body read is answered only if it matches
+	etag  []string          // the strong ETag, as a ready header value
+	clen  []string          // Content-Length
+	shape *bodyShape        // the dictionary its body is stored against, nil for none
 }
 
 // errorAnswer is a prebuilt error response.
@@ -85,9 +96,10 @@ func (v headerValues) set(sets ...map[string]string) http.Header {
 	return hd
 }
 
-// newTree builds the tree of a manifest with a body cache of cacheBytes (none when 0). The
-// tree keeps nothing of the manifest: the entries, their paths and their ETags are a few
-// large allocations rather than several per file, which the collector marks at once.
+// newTree builds the tree of a manifest's root with a body cache of cacheBytes (none when
+// 0). The tree keeps nothing of the manifest: the entries, their paths and their ETags are
+// a few large allocations rather than several per file, which the collector marks at once.
+// The shards are read later, on first use.
 func newTree(m *manifest.Manifest, cacheBytes int64) (*tree, error) {
 	cfg := m.Edge // a copy: the router's checks must not hold the manifest's file list
 	if err := cfg.Check(); err != nil {
@@ -104,6 +116,7 @@ func newTree(m *manifest.Manifest, cacheBytes int64) (*tree, error) {
 		errs:      map[string]*errorAnswer{},
 		edgeErrs:  cfg.EdgeErrors,
 		stopWatch: func() {},
+		watch:     func(string) {},
 	}
 	var pathBytes int
 	for i := range m.Files {
@@ -135,17 +148,23 @@ func newTree(m *manifest.Manifest, cacheBytes int64) (*tree, error) {
 		off += len(f.Path)
 		etagValues[i] = etags[i*(2*sha256.Size+2) : (i+1)*(2*sha256.Size+2)]
 		e.size, e.etag, e.clen = f.Size, etagValues[i:i+1:i+1], vals.of(strconv.FormatInt(f.Size, 10))
+		e.slot = &e.own
 		if _, err := hex.Decode(e.sum[:], []byte(f.SHA256)); err != nil {
 			return nil, fmt.Errorf("%w: %s: bad sha256 %q", ErrMismatch, f.Path, f.SHA256)
 		}
 		t.files[e.path] = e
-		if key, ok := rt.fileKeyOf(e.path); ok {
+		if key, ok := rt.fileKeyOf(e.path); ok && !cfg.Routes[key.route].Sharded() {
+			e.key = key
 			t.routed[key] = e
 			routed = append(routed, e)
 		}
 	}
+	if t.shards, err = newShardSet(m, rt); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMismatch, err)
+	}
 	if cacheBytes > 0 {
-		t.cache = newBodyCache(cacheBytes, shapesOf(routed))
+		t.cache = newBodyCache(cacheBytes)
+		shapesOf(routed)
 	}
 	t.hdr200 = vals.set(cfg.Headers.Common, cfg.Headers.ByStatus["200"])
 	t.hdr304 = vals.set(cfg.Headers.NotModified)
@@ -194,8 +213,15 @@ const maxHeadersFile = 1 << 20
 
 // uncache drops the cached body of a tree file.
 func (t *tree) uncache(name string) {
-	if e := t.files[name]; e != nil && t.cache != nil {
-		t.cache.remove(e)
+	if t.cache == nil {
+		return
+	}
+	if e := t.files[name]; e != nil {
+		t.cache.remove(e.slot)
+		return
+	}
+	if key, ok := t.router.fileKeyOf(name); ok {
+		t.shards.uncache(t.cache, key)
 	}
 }
 
@@ -206,6 +232,16 @@ func (t *tree) uncacheAll() {
 	}
 	t.cache.gen.Add(1)
 	for _, e := range t.files {
-		t.cache.remove(e)
+		t.cache.remove(e.slot)
 	}
+	t.shards.uncacheAll(t.cache)
+}
+
+// pathOf returns the tree path of a route file's entry, made from its key for a file of a
+// shard.
+func (t *tree) pathOf(e *entry) string {
+	if e.path == "" {
+		e.path = t.router.treeFile(e.key)
+	}
+	return e.path
 }

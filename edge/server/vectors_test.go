@@ -104,7 +104,11 @@ func newVectorServer(t *testing.T) *vectorServer {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close() })
-	return &vectorServer{dir: dir, m: m, files: m.Index(), h: h, addr: strings.TrimPrefix(startServer(t, h), "http://")}
+	full, err := manifest.LoadFull(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &vectorServer{dir: dir, m: m, files: full.Index(), h: h, addr: strings.TrimPrefix(startServer(t, h), "http://")}
 }
 
 func (vs *vectorServer) send(t *testing.T, target string, header map[string]string) *httptest.ResponseRecorder {

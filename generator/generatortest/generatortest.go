@@ -91,11 +91,12 @@ func site() (*generator.Site, error) {
 // ExtraError is the error key AddExtraRoutes adds: a new key with a status of its own.
 const ExtraError = "extra_not_found"
 
-// AddExtraRoutes extends a generated tree as a later row of the route table would, with no
-// renderer and no code: one route of each parameter type (a number, an unordered pair, a
-// rate-limited date with packed month files) answering a new error key with a new status,
-// their files, and the manifest, edge.json and .assetsignore that list them. The edges must
-// serve it from the config alone (docs/design.md §3). It returns the new routes.
+// AddExtraRoutes extends a generated tree as later rows of the route table would, with no
+// renderer and no code: one route of each parameter type (a number, an unordered pair, and
+// two rate-limited dates, one packed by month and one by year) answering a new error key
+// with a new status, their files, the shards of the dated ones, and the manifest, edge.json
+// and .assetsignore that list them. The edges must serve them from the config alone
+// (docs/design.md §3). It returns the new routes.
 func AddExtraRoutes(tb testing.TB, dir string) []manifest.Route {
 	tb.Helper()
 	m, err := manifest.Load(dir)
@@ -104,6 +105,7 @@ func AddExtraRoutes(tb testing.TB, dir string) []manifest.Route {
 	}
 	p := manifest.APIPrefix
 	numbers := []int{2, 4, 8}
+	dates := []manifest.ParamType{{Type: manifest.ParamDate, FirstYear: 1900, LastYear: 2100}}
 	routes := []manifest.Route{{
 		Name: "extra-number", Pattern: p + "/extra/number/{n}", File: "api/public/extra/number/{n}.json",
 		Params: []manifest.ParamType{{Type: manifest.ParamNumber, Numbers: numbers}}, Error: ExtraError,
@@ -114,23 +116,67 @@ func AddExtraRoutes(tb testing.TB, dir string) []manifest.Route {
 		Example: p + "/extra/pair/8/2",
 	}, {
 		Name: "extra-date", Pattern: p + "/extra/date/{day}/{month}/{year}", File: "api/public/extra/date/{year}/{month}/{day}.json",
-		Params: []manifest.ParamType{{Type: manifest.ParamDate, FirstYear: 1900, LastYear: 2100}},
-		Packed: &manifest.Packed{File: "api/public/extra-months/{year}-{month}.jsonl", Line: "day"},
-		Error:  ExtraError, RateLimited: true, Example: p + "/extra/date/15/5/2000",
+		Params: dates, Packed: &manifest.Packed{File: "api/public/extra-months/{year}-{month}.jsonl", Unit: manifest.UnitMonth},
+		Error: ExtraError, RateLimited: true, Example: p + "/extra/date/15/5/2000",
+	}, {
+		Name: "extra-yearly", Pattern: p + "/extra/yearly/{d}/{m}/{y}", File: "api/public/extra/yearly/{y}/{d}-{m}.json",
+		Params: dates, Packed: &manifest.Packed{File: "api/public/extra-years/{year}.jsonl", Unit: manifest.UnitYear},
+		Error: ExtraError, RateLimited: true, Example: p + "/extra/yearly/31/12/2000",
 	}}
-	files := map[string][]byte{}
+	body := func(r manifest.Route, vals []int) []byte {
+		return fmt.Appendf(nil, "{\"route\":%q,\"values\":%s}\n", r.Name, strings.ReplaceAll(fmt.Sprint(vals), " ", ","))
+	}
+	write := func(rel string, b []byte) manifest.File {
+		full := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(full, b, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+		sum := sha256.Sum256(b)
+		return manifest.File{Path: rel, Size: int64(len(b)), SHA256: hex.EncodeToString(sum[:])}
+	}
+	root := map[string][]byte{}
+	var added []manifest.File // files of the shards, and the shards
 	for _, r := range routes {
-		for _, vals := range r.Values(m.Years) {
-			body := fmt.Appendf(nil, "{\"route\":%q,\"values\":%s}\n", r.Name, strings.ReplaceAll(fmt.Sprint(vals), " ", ","))
-			files[r.FilePath(vals)] = body
-			if packed, _ := r.PackedPath(vals); packed != "" {
-				files[packed] = append(files[packed], body...)
+		if !r.Sharded() {
+			for _, vals := range r.Values(m.Years) {
+				root[r.FilePath(vals)] = body(r, vals)
 			}
+			continue
+		}
+		for _, y := range m.Years {
+			s := manifest.Shard{Route: r.Name, Year: y}
+			packed := map[string][]byte{}
+			for _, vals := range r.YearValues(y) {
+				b := body(r, vals)
+				s.Files = append(s.Files, write(r.FilePath(vals), b))
+				pp, _ := r.PackedPath(vals)
+				packed[pp] = append(packed[pp], b...)
+			}
+			for pp, b := range packed {
+				s.Files = append(s.Files, write(pp, b))
+			}
+			slices.SortFunc(s.Files, func(a, b manifest.File) int { return strings.Compare(a.Path, b.Path) })
+			b, err := s.Encode()
+			if err != nil {
+				tb.Fatal(err)
+			}
+			added = append(added, s.Files...)
+			shard := write(manifest.ShardPath(r.Name, y), b)
+			added = append(added, shard)
+			m.Shards = append(m.Shards, shard)
 		}
 	}
+	for _, f := range added {
+		m.Counts.Files++
+		m.Counts.Bytes += f.Size
+	}
+	slices.SortFunc(m.Shards, func(a, b manifest.File) int { return strings.Compare(a.Path, b.Path) })
 	e := manifest.ErrorResponse{Status: 422, File: manifest.ErrorsDir + "/extra-not-found.json",
 		Body: `{"error":"Extra not found","status":422,"message":"Такого значения нет.","valid_numbers":[2,4,8]}` + "\n"}
-	files[e.File] = []byte(e.Body)
+	root[e.File] = []byte(e.Body)
 	m.Edge.Errors[ExtraError] = e
 	m.Edge.Headers.ByStatus["422"] = map[string]string{"Cache-Control": generator.CacheError}
 	m.Edge.Routes = append(m.Edge.Routes, routes...)
@@ -141,37 +187,17 @@ func AddExtraRoutes(tb testing.TB, dir string) []manifest.Route {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	files[manifest.EdgeFile] = edge
-	files[manifest.AssetsIgnoreFile] = generator.AssetsIgnore(m.Edge.Routes)
+	root[manifest.EdgeFile] = edge
+	root[manifest.AssetsIgnoreFile] = generator.AssetsIgnore(m.Edge.Routes)
 	for _, r := range routes {
 		m.Counts.Routes[r.Name] = len(r.Values(m.Years))
 	}
-	idx := m.Index()
-	for rel, body := range files {
-		full := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(full, body, 0o644); err != nil {
-			tb.Fatal(err)
-		}
-		sum := sha256.Sum256(body)
-		f := manifest.File{Path: rel, Size: int64(len(body)), SHA256: hex.EncodeToString(sum[:])}
-		if old := idx[rel]; old != nil {
-			m.Counts.Bytes += f.Size - old.Size
-			*old = f
-		} else {
-			m.Files = append(m.Files, f)
-			m.Counts.Bytes += f.Size
-		}
+	var files []manifest.File
+	for rel, b := range root {
+		files = append(files, write(rel, b))
 	}
-	slices.SortFunc(m.Files, func(a, b manifest.File) int { return strings.Compare(a.Path, b.Path) })
-	m.Counts.Files = len(m.Files)
-	mb, err := generator.Encode(m)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, manifest.FileName), mb, 0o644); err != nil {
+	m.SetFiles(files...)
+	if err := m.Write(dir); err != nil {
 		tb.Fatal(err)
 	}
 	return routes

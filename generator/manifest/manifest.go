@@ -27,6 +27,9 @@ const (
 	ErrorsDir    = APIDir + "/errors"
 	DownloadsDir = "downloads"
 	NotFoundPage = "404.html" // served with status 404 for unknown non-API paths, when present
+	// ShardsDir holds the manifest's shards (ShardPath), which .assetsignore keeps out of
+	// Workers assets.
+	ShardsDir = "manifest.d"
 	// MatrixMonthsDir holds the packed month files: the matrix records of one year and
 	// month, byte for byte, one per line (docs/design.md §10). The worker reads only these.
 	MatrixMonthsDir = APIDir + "/matrix-months"
@@ -44,6 +47,11 @@ const APIPrefix = "/api/public"
 
 // APIVersion is the version of the API contract the tree implements.
 const APIVersion = "1.0"
+
+// FormatVersion is the version of the manifest's own format (Manifest.Format): 2 lists the
+// files of the packed routes in shards (docs/design.md §9); the manifests before it, which
+// listed every file in the root, had no format field.
+const FormatVersion = 2
 
 // Generator is Manifest.Generator in every tree numerology generate writes: the mark by which
 // generate recognises a tree as its own before it replaces it (docs/design.md §8).
@@ -77,29 +85,44 @@ const (
 	ErrInternal         = "internal_error"     // 500
 )
 
-// Manifest is the content of out/manifest.json.
+// Manifest is the content of out/manifest.json, the root of the manifest: everything but
+// the files of the packed routes, which its shards list, one shard per route and year
+// (docs/design.md §9), so that the root does not grow with the dates.
 type Manifest struct {
+	// Format is FormatVersion.
+	Format     int    `json:"format"`
 	APIVersion string `json:"api_version"`
 	// Generator is Generator in a tree that generate wrote; pack keeps it when it rewrites
 	// the manifest.
 	Generator string `json:"generator"`
 	SiteURL   string `json:"site_url"`
 	APIBase   string `json:"api_base"`
-	// Years lists the years whose matrix records this tree holds, ascending. A full tree
-	// holds 1900–2100; a test tree may hold fewer. A valid date of another year is still a
-	// valid route (§3): its file is missing and the edge answers 500.
+	// Years lists the years whose records of every date route this tree holds, ascending.
+	// A full tree holds 1900–2100; a test tree may hold fewer. A valid date of another year
+	// is still a valid route (§3): its file is missing and the edge answers 500.
 	Years  []int      `json:"years"`
 	Counts Counts     `json:"counts"`
 	Edge   EdgeConfig `json:"edge"`
-	// Files lists every file of the tree except manifest.json itself, sorted by Path, each
-	// as [path, size, sha256].
+	// Files lists every file of the tree that no shard lists, except manifest.json itself
+	// and the shards, sorted by Path, each as [path, size, sha256].
 	Files []File `json:"files"`
+	// Shards lists the shards, sorted by Path, as [path, size, sha256]: for each packed
+	// route (Route.Sharded) and year of Years, ShardPath, which lists the route's files of
+	// that year (see Shard).
+	Shards []File `json:"shards"`
+
+	// full is set by LoadFull, whose Files hold the shards' files too: such a manifest is
+	// not written back.
+	full bool
 }
 
 // Counts summarises the tree.
 type Counts struct {
-	Files int   `json:"files"` // len(Files)
-	Bytes int64 `json:"bytes"` // the sum of Files' sizes
+	// Files is how many files the manifest lists: Files, Shards and the files of every
+	// shard.
+	Files int `json:"files"`
+	// Bytes is the sum of their sizes.
+	Bytes int64 `json:"bytes"`
 	// Routes is, per route name, how many files hold that route's 200 bodies (Route.File).
 	Routes map[string]int `json:"routes"`
 }
@@ -280,7 +303,7 @@ type invalid struct{ error }
 func (e invalid) Is(target error) bool { return target == ErrInvalid }
 func (e invalid) Unwrap() error        { return e.error }
 
-// Parse decodes and checks a manifest.
+// Parse decodes and checks a manifest's root.
 func Parse(b []byte) (*Manifest, error) {
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
@@ -289,16 +312,24 @@ func Parse(b []byte) (*Manifest, error) {
 	if m.APIVersion != APIVersion {
 		return nil, invalid{fmt.Errorf("manifest is for API version %q, this build serves %q (regenerate the tree)", m.APIVersion, APIVersion)}
 	}
+	if m.Format != FormatVersion {
+		return nil, invalid{fmt.Errorf("manifest format %d, this build reads format %d (regenerate the tree)", m.Format, FormatVersion)}
+	}
 	if len(m.Edge.Errors) == 0 || len(m.Edge.Headers.Common) == 0 {
 		return nil, invalid{errors.New("manifest has no edge config (regenerate the tree)")}
 	}
 	if err := m.Edge.Check(); err != nil {
 		return nil, invalid{fmt.Errorf("edge config: %w", err)}
 	}
+	for i, f := range m.Shards {
+		if i > 0 && f.Path <= m.Shards[i-1].Path {
+			return nil, invalid{fmt.Errorf("shards: %q is not sorted after %q", f.Path, m.Shards[i-1].Path)}
+		}
+	}
 	return &m, nil
 }
 
-// Index maps each file's path to its entry.
+// Index maps each file's path to its entry: the root's files (with LoadFull, every file).
 func (m *Manifest) Index() map[string]*File {
 	idx := make(map[string]*File, len(m.Files))
 	for i := range m.Files {

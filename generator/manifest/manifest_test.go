@@ -67,6 +67,10 @@ func TestLoad(t *testing.T) {
 		t.Fatalf("Load of another version: %v", err)
 	}
 	write(`{"api_version":"1.0","files":[]}`)
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "manifest format 0, this build reads format 2") {
+		t.Fatalf("Load of a manifest of the first format: %v", err)
+	}
+	write(`{"format":2,"api_version":"1.0","files":[]}`)
 	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "no edge config") {
 		t.Fatalf("Load without edge config: %v", err)
 	}
@@ -74,11 +78,15 @@ func TestLoad(t *testing.T) {
 		`"headers":{"common":{"X-API-License":"CC-BY-4.0"},"by_status":{"404":{}},"not_modified":{"X-API-License":"CC-BY-4.0"},"preflight":{"X-API-License":"CC-BY-4.0"}},` +
 		`"errors":{"not_found":{"status":404}},` +
 		`"edge_errors":{"not_found":"not_found","method_not_allowed":"not_found","too_many_requests":"not_found","internal":"not_found"}`
-	write(`{"api_version":"1.0","edge":{` + edge + `,"routes":[{"name":"x","pattern":"/api/public/x/{n}","file":"x.json","error":"gone"}]},"files":[]}`)
+	write(`{"format":2,"api_version":"1.0","edge":{` + edge + `,"routes":[{"name":"x","pattern":"/api/public/x/{n}","file":"x.json","error":"gone"}]},"files":[]}`)
 	if _, err := Load(dir); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), `route x: no "gone" error`) {
 		t.Fatalf("Load of a config an edge cannot follow: %v", err)
 	}
-	write(`{"api_version":"1.0","edge":{` + edge + `},"files":[["a.json",2,"00"],["b.json",3,"11"]]}`)
+	write(`{"format":2,"api_version":"1.0","edge":{` + edge + `},"files":[["a.json",2,"00"],["b.json",3,"11"]],"shards":[["manifest.d/b/1.json",1,"00"],["manifest.d/a/1.json",1,"00"]]}`)
+	if _, err := Load(dir); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "is not sorted after") {
+		t.Fatalf("Load with unsorted shards: %v", err)
+	}
+	write(`{"format":2,"api_version":"1.0","edge":{` + edge + `},"files":[["a.json",2,"00"],["b.json",3,"11"]]}`)
 	m, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)

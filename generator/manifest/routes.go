@@ -3,6 +3,7 @@ package manifest
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,6 +71,46 @@ func (p ParamType) Admit(vals []int) bool {
 	return false
 }
 
+// Dated reports whether the type's values fall in years (have a Place): a date, or a
+// birthday in a target year.
+func (p ParamType) Dated() bool { return p.Type == ParamDate || p.Type == ParamBirthdayYear }
+
+// Place returns where canonical vals of a dated type fall (see Place); the zero Place for a
+// type that is not dated.
+func (p ParamType) Place(vals []int) Place {
+	switch p.Type {
+	case ParamDate:
+		return Place{Year: vals[2], Month: vals[1], InMonth: vals[0], InYear: DayOfYear(vals[0], vals[1], vals[2])}
+	case ParamBirthdayYear: // the birthday's place in a leap year's calendar, under the target year
+		return Place{Year: vals[2], Month: vals[1], InMonth: vals[0], InYear: DayOfYear(vals[0], vals[1], leapYear)}
+	}
+	return Place{}
+}
+
+// HasYear reports whether values of a dated type fall in year (YearValues is not empty).
+func (p ParamType) HasYear(year int) bool {
+	return p.Dated() && year >= p.FirstYear && year <= p.LastYear
+}
+
+// YearValues returns the canonical values of a dated type that fall in year, in the order of
+// their places (InYear ascending); none for a year outside the type's range.
+func (p ParamType) YearValues(year int) [][]int {
+	if !p.HasYear(year) {
+		return nil
+	}
+	calendar := year // a date's own year; a birthday's, a leap year's
+	if p.Type == ParamBirthdayYear {
+		calendar = leapYear
+	}
+	out := make([][]int, 0, 366)
+	for m := 1; m <= 12; m++ {
+		for d := 1; d <= DaysIn(m, calendar); d++ {
+			out = append(out, []int{d, m, year})
+		}
+	}
+	return out
+}
+
 // values returns every canonical value of the type, in ascending order (dates by year,
 // month, day); a date's years are those of years within the type's range.
 func (p ParamType) values(years []int) [][]int {
@@ -85,38 +126,66 @@ func (p ParamType) values(years []int) [][]int {
 				out = append(out, []int{a, b})
 			}
 		}
-	case ParamDate:
+	case ParamDate, ParamBirthdayYear:
 		for _, y := range years {
-			if y < p.FirstYear || y > p.LastYear {
-				continue
-			}
-			for m := 1; m <= 12; m++ {
-				for d := 1; d <= DaysIn(m, y); d++ {
-					out = append(out, []int{d, m, y})
-				}
-			}
-		}
-	case ParamBirthdayYear:
-		for _, y := range years {
-			if y < p.FirstYear || y > p.LastYear {
-				continue
-			}
-			for m := 1; m <= 12; m++ {
-				for d := 1; d <= DaysIn(m, leapYear); d++ {
-					out = append(out, []int{d, m, y})
-				}
-			}
+			out = append(out, p.YearValues(y)...)
 		}
 	}
 	return out
 }
 
-// Packed says where a route's bodies are also kept many to a file (docs/design.md §10):
-// File is the packed file's path, with parameters as in Route.File, and the body of a value
-// is line Line (that parameter's value, counted from 1) of it, with its newline.
+// Packing units (Packed.Unit): how many bodies of a dated route one packed file holds
+// (docs/design.md §10).
+const (
+	// UnitMonth packs the values of one year and month: the file's pattern holds {year} and
+	// {month}, and the body of a value is line Place.InMonth (a date's day).
+	UnitMonth = "month"
+	// UnitYear packs the values of one year: the pattern holds {year}, and the body of a value
+	// is line Place.InYear (a date's day of the year).
+	UnitYear = "year"
+)
+
+// Packed says where a route's bodies are also kept many to a file (docs/design.md §10): one
+// file per Unit, File with the unit's {year} (and {month}) filled in from the value's Place,
+// each body a line of it with its newline, in the order of the values' places.
 type Packed struct {
 	File string `json:"file"` // "api/public/matrix-months/{year}/{month}.jsonl"
-	Line string `json:"line"` // "day"
+	Unit string `json:"unit"` // UnitMonth or UnitYear
+}
+
+// placeholders are the parameters a packed file of the unit holds, in the order Fill takes
+// them; nil for an unknown unit.
+func (p Packed) placeholders() []string {
+	switch p.Unit {
+	case UnitMonth:
+		return []string{"year", "month"}
+	case UnitYear:
+		return []string{"year"}
+	}
+	return nil
+}
+
+// Line is the line (from 1) of a packed file of the unit that holds the value at pl.
+func (p Packed) Line(pl Place) int {
+	if p.Unit == UnitYear {
+		return pl.InYear
+	}
+	return pl.InMonth
+}
+
+// Path is the packed file of the unit that holds the value at pl.
+func (p Packed) Path(pl Place) string {
+	return fill(p.File, p.placeholders(), []int{pl.Year, pl.Month})
+}
+
+// Place is where a value of a dated parameter type falls in the calendar: the year whose
+// shard lists its file and whose packed files hold its body, its month, and its ordinal
+// (from 1) within the month and within the year. A date's are its year, month, day and day
+// of the year. Each dated type defines them once, here and in the worker's TYPES, so a
+// new dated type (a birthday and a target year, say) packs and shards with no other change.
+type Place struct {
+	Year, Month     int
+	InMonth, InYear int
 }
 
 // Scope is the route's literal part: the pattern up to its first parameter, without the
@@ -181,14 +250,59 @@ func (r Route) Values(years []int) [][]int {
 // FilePath is the tree path of the body of canonical vals.
 func (r Route) FilePath(vals []int) string { return fill(r.File, r.ParamNames(), vals) }
 
+// Sharded reports whether the manifest lists the route's files in shards, one per year (the
+// route's per-value files of that year and its packed files), rather than in its root: a
+// route with packed files, whose files grow with the years (docs/design.md §9).
+func (r Route) Sharded() bool { return r.Packed != nil }
+
+// Place returns where the canonical vals of a packed route fall: the Place of its one
+// parameter type, which Check requires to be dated.
+func (r Route) Place(vals []int) Place { return r.Params[0].Place(vals) }
+
+// YearValues returns the canonical values of a packed route that fall in year, in the order
+// of their places: the lines of its packed files, in order.
+func (r Route) YearValues(year int) [][]int {
+	if r.Packed == nil || len(r.Params) != 1 {
+		return nil
+	}
+	return r.Params[0].YearValues(year)
+}
+
+// HasYear reports whether values of a packed route fall in year: whether it has a shard of
+// that year in a tree that holds it.
+func (r Route) HasYear(year int) bool {
+	return r.Packed != nil && len(r.Params) == 1 && r.Params[0].HasYear(year)
+}
+
 // PackedPath is the tree path of the packed file that holds the body of canonical vals,
 // and the line (from 1) that holds it; "" when the route has no packed files.
 func (r Route) PackedPath(vals []int) (string, int) {
 	if r.Packed == nil {
 		return "", 0
 	}
-	names := r.ParamNames()
-	return fill(r.Packed.File, names, vals), vals[slices.Index(names, r.Packed.Line)]
+	pl := r.Place(vals)
+	return r.Packed.Path(pl), r.Packed.Line(pl)
+}
+
+// PackedFiles returns the packed files of a packed route that hold the values of year, in
+// the order of their lines' values: twelve month files, or one year file.
+func (r Route) PackedFiles(year int) []string {
+	var out []string
+	for _, v := range r.YearValues(year) {
+		if p, line := r.PackedPath(v); line == 1 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ShardFiles returns, sorted, the files a shard of a packed route lists for year: the file
+// of every value of the year and the year's packed files (docs/design.md §9).
+func (r Route) ShardFiles(year int) []string {
+	if f := r.Files(); f != nil {
+		return f.ShardFiles(year)
+	}
+	return nil
 }
 
 // fill replaces each {name} of pattern by its value.
@@ -206,13 +320,32 @@ func fill(pattern string, names []string, vals []int) string {
 // not checked against the route's types.
 func (r Route) MatchFile(p string) ([]int, bool) { return matchPattern(r.File, r.ParamNames(), p) }
 
-// MatchPacked is MatchFile for the route's packed files: the values the file's pattern
-// holds, 0 for the others (the line's among them).
-func (r Route) MatchPacked(p string) ([]int, bool) {
+// MatchPacked returns the Place (its year, and its month for UnitMonth) of a tree path
+// that is one of the route's packed files with canonical numbers, ok false for any other
+// path. The place is not checked against the route's types.
+func (r Route) MatchPacked(p string) (Place, bool) {
 	if r.Packed == nil {
-		return nil, false
+		return Place{}, false
 	}
-	return matchPattern(r.Packed.File, r.ParamNames(), p)
+	vals, ok := matchPattern(r.Packed.File, r.Packed.placeholders(), p)
+	if !ok {
+		return Place{}, false
+	}
+	pl := Place{Year: vals[0]}
+	if len(vals) > 1 {
+		pl.Month = vals[1]
+	}
+	return pl, true
+}
+
+// ShardOf returns the year of the shard that lists the tree path p, when p is the file of a
+// value the route's types admit or one of the packed files of such a value's year; ok
+// false otherwise (a route without packed files, a path of no value, 31.02).
+func (r Route) ShardOf(p string) (year int, ok bool) {
+	if f := r.Files(); f != nil {
+		return f.ShardOf(p)
+	}
+	return 0, false
 }
 
 func matchPattern(pattern string, names []string, p string) ([]int, bool) {
@@ -388,13 +521,53 @@ func (r Route) Check(prefix string) error {
 		}
 	}
 	checkFile("file", r.File)
-	if r.Packed != nil {
-		checkFile("packed file", r.Packed.File)
-		if !slices.Contains(names, r.Packed.Line) {
-			bad("packed line %q is not a parameter of the pattern", r.Packed.Line)
+	if p := r.Packed; p != nil {
+		if len(r.Params) != 1 || !r.Params[0].Dated() {
+			bad("packed files: a packed route has one parameter type, and a dated one (%s or %s)", ParamDate, ParamBirthdayYear)
+		}
+		if want := p.placeholders(); want == nil {
+			bad("packed unit %q: want %s or %s", p.Unit, UnitMonth, UnitYear)
+		} else {
+			var got []string
+			for _, seg := range placeholderNames(p.File) {
+				if !slices.Contains(got, seg) {
+					got = append(got, seg)
+				}
+			}
+			slices.Sort(got)
+			want = slices.Sorted(slices.Values(want))
+			if !slices.Equal(got, want) {
+				bad("packed file %q: a file per %s holds exactly {%s}", p.File, p.Unit, strings.Join(want, "} and {"))
+			}
+		}
+		if p.File == "" || strings.HasPrefix(p.File, "/") || strings.Contains(p.File, "..") || strings.Count(p.File, "{") != strings.Count(p.File, "}") {
+			bad("packed file %q is not a path inside the tree", p.File)
 		}
 	}
+	if !routeName.MatchString(r.Name) {
+		bad("name %q: want lowercase letters, digits and hyphens (it names the route's shards, %s/<name>/)", r.Name, ShardsDir)
+	}
 	return errors.Join(errs...)
+}
+
+// routeName is what a route's name may be: it is a folder of the manifest's shards.
+var routeName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// placeholderNames returns the names of the {name}s of a file pattern, in order.
+func placeholderNames(pattern string) []string {
+	var out []string
+	for {
+		i := strings.IndexByte(pattern, '{')
+		if i < 0 {
+			return out
+		}
+		j := strings.IndexByte(pattern[i:], '}')
+		if j < 0 {
+			return out
+		}
+		out = append(out, pattern[i+1:i+j])
+		pattern = pattern[i+j+1:]
+	}
 }
 
 // ascending reports whether ns is not empty and strictly ascending.
@@ -420,6 +593,14 @@ func ValidBirthdayYear(d, m, y, first, last int) bool {
 
 // leapYear is any leap year: the calendar a birthday of a birthday_year lives in.
 const leapYear = 2000
+
+// DayOfYear is the ordinal (from 1) of a date of the Gregorian calendar within its year.
+func DayOfYear(d, m, y int) int {
+	for i := 1; i < m; i++ {
+		d += DaysIn(i, y)
+	}
+	return d
+}
 
 // DaysIn is the number of days of a month in the Gregorian calendar.
 func DaysIn(month, year int) int {

@@ -124,7 +124,7 @@ func TestRouteValuesAndFiles(t *testing.T) {
 	}
 	date := Route{Name: "date", Pattern: APIPrefix + "/d/{day}/{month}/{year}", File: "api/public/d/{day}/{month}/{year}.json",
 		Params: []ParamType{{Type: ParamDate, FirstYear: 1900, LastYear: 2100}},
-		Packed: &Packed{File: "api/public/d-months/{year}/{month}.jsonl", Line: "day"}}
+		Packed: &Packed{File: "api/public/d-months/{year}/{month}.jsonl", Unit: UnitMonth}}
 	vals := date.Values([]int{1899, 2000, 2101})
 	if len(vals) != 366 || !slices.Equal(vals[0], []int{1, 1, 2000}) || !slices.Equal(vals[365], []int{31, 12, 2000}) {
 		t.Errorf("date values: %d, first %v, last %v; want the 366 days of 2000 in order", len(vals), vals[0], vals[len(vals)-1])
@@ -150,8 +150,84 @@ func TestRouteValuesAndFiles(t *testing.T) {
 			t.Errorf("MatchFile(%s) = %v %v, want %v", tt.path, got, ok, tt.vals)
 		}
 	}
-	if got, ok := date.MatchPacked("api/public/d-months/2000/1.jsonl"); !ok || !slices.Equal(got, []int{0, 1, 2000}) {
+	if got, ok := date.MatchPacked("api/public/d-months/2000/1.jsonl"); !ok || got != (Place{Year: 2000, Month: 1}) {
 		t.Errorf("MatchPacked = %v %v", got, ok)
+	}
+}
+
+// TestPackingUnits checks the place of a date, and the packed file and line of a value for
+// each unit, and the files a year's shard lists.
+func TestPackingUnits(t *testing.T) {
+	date := ParamType{Type: ParamDate, FirstYear: 1900, LastYear: 2100}
+	for _, tt := range []struct {
+		vals []int
+		want Place
+	}{
+		{[]int{1, 1, 2000}, Place{2000, 1, 1, 1}},
+		{[]int{1, 3, 2000}, Place{2000, 3, 1, 61}},
+		{[]int{1, 3, 1900}, Place{1900, 3, 1, 60}},
+		{[]int{31, 12, 2000}, Place{2000, 12, 31, 366}},
+		{[]int{31, 12, 2001}, Place{2001, 12, 31, 365}},
+	} {
+		if got := date.Place(tt.vals); got != tt.want {
+			t.Errorf("Place(%v) = %+v, want %+v", tt.vals, got, tt.want)
+		}
+	}
+	if v := date.YearValues(2000); len(v) != 366 || !slices.Equal(v[59], []int{29, 2, 2000}) {
+		t.Errorf("YearValues(2000): %d values, the 60th %v", len(v), v[59])
+	}
+	if v := date.YearValues(1899); v != nil {
+		t.Errorf("YearValues(1899) = %d values, want none", len(v))
+	}
+	month := Route{Name: "m", Pattern: APIPrefix + "/m/{day}/{month}/{year}", File: "api/public/m/{day}/{month}/{year}.json",
+		Params: []ParamType{date}, Packed: &Packed{File: "api/public/m-months/{year}/{month}.jsonl", Unit: UnitMonth}}
+	year := month
+	year.Name = "y"
+	year.Packed = &Packed{File: "api/public/y-years/{year}.jsonl", Unit: UnitYear}
+	for _, tt := range []struct {
+		r    Route
+		vals []int
+		file string
+		line int
+	}{
+		{month, []int{15, 5, 2000}, "api/public/m-months/2000/5.jsonl", 15},
+		{year, []int{15, 5, 2000}, "api/public/y-years/2000.jsonl", 136},
+		{year, []int{1, 1, 1900}, "api/public/y-years/1900.jsonl", 1},
+	} {
+		if file, line := tt.r.PackedPath(tt.vals); file != tt.file || line != tt.line {
+			t.Errorf("%s PackedPath(%v) = %s line %d, want %s line %d", tt.r.Name, tt.vals, file, line, tt.file, tt.line)
+		}
+	}
+	if got := year.PackedFiles(2000); !slices.Equal(got, []string{"api/public/y-years/2000.jsonl"}) {
+		t.Errorf("year PackedFiles = %v", got)
+	}
+	if got := month.PackedFiles(2001); len(got) != 12 || got[11] != "api/public/m-months/2001/12.jsonl" {
+		t.Errorf("month PackedFiles = %v", got)
+	}
+	files := year.ShardFiles(2001)
+	if len(files) != 366 || !slices.IsSorted(files) || !slices.Contains(files, "api/public/y-years/2001.jsonl") || !slices.Contains(files, "api/public/m/28/2/2001.json") {
+		t.Errorf("ShardFiles(2001): %d files, want the 365 dates and the year file, sorted", len(files))
+	}
+	for _, tt := range []struct {
+		r    Route
+		path string
+		year int
+	}{
+		{month, "api/public/m/29/2/2000.json", 2000},
+		{month, "api/public/m/29/2/1900.json", 0},
+		{month, "api/public/m/1/1/1899.json", 0},
+		{month, "api/public/m/01/1/1990.json", 0},
+		{month, "api/public/m-months/1990/12.jsonl", 1990},
+		{month, "api/public/m-months/1990/13.jsonl", 0},
+		{month, "api/public/m-months/2101/1.jsonl", 0},
+		{year, "api/public/y-years/2100.jsonl", 2100},
+		{year, "api/public/y-years/2100/1.jsonl", 0},
+		{year, "api/public/y-years/02100.jsonl", 0},
+	} {
+		got, ok := tt.r.ShardOf(tt.path)
+		if ok != (tt.year != 0) || got != tt.year {
+			t.Errorf("%s ShardOf(%s) = %d %v, want %d", tt.r.Name, tt.path, got, ok, tt.year)
+		}
 	}
 }
 
@@ -175,7 +251,11 @@ func TestRouteCheck(t *testing.T) {
 		{"file lacks a parameter", func(r *Route) { r.File = "api/public/x/{a}.json" }, "every parameter of the pattern"},
 		{"file names another", func(r *Route) { r.File = "api/public/x/{a}-{c}.json" }, `parameter "c" is not in the pattern`},
 		{"file outside the tree", func(r *Route) { r.File = "/x/{a}-{b}.json" }, "not a path inside the tree"},
-		{"packed line", func(r *Route) { r.Packed = &Packed{File: "api/public/x/{a}.jsonl", Line: "c"} }, `packed line "c"`},
+		{"packed, not dated", func(r *Route) { r.Packed = &Packed{File: "api/public/x/{year}.jsonl", Unit: UnitYear} }, "a packed route has one parameter type, and a dated one"},
+		{"packed unit", func(r *Route) { r.Packed = &Packed{File: "api/public/x/{year}.jsonl", Unit: "week"} }, `packed unit "week": want month or year`},
+		{"packed month without the month", func(r *Route) { r.Packed = &Packed{File: "api/public/x/{year}.jsonl", Unit: UnitMonth} }, "a file per month holds exactly {month} and {year}"},
+		{"packed year with a parameter", func(r *Route) { r.Packed = &Packed{File: "api/public/x/{year}/{a}.jsonl", Unit: UnitYear} }, "a file per year holds exactly {year}"},
+		{"name", func(r *Route) { r.Name = "X/y" }, `name "X/y": want lowercase letters`},
 		{"part of a segment", func(r *Route) { r.Pattern = APIPrefix + "/x/{a}-{b}" }, "a parameter is a whole segment"},
 		{"a date's years", func(r *Route) {
 			r.Pattern = APIPrefix + "/x/{a}/{b}/{c}"

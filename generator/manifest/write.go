@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,8 +11,8 @@ import (
 	json "github.com/goccy/go-json"
 )
 
-// SetFiles adds files to the manifest, replacing any entry with the same path, keeps Files
-// sorted by path and updates Counts.Files and Counts.Bytes.
+// SetFiles adds files to the root of the manifest, replacing any entry with the same path,
+// keeps Files sorted by path and updates Counts.Files and Counts.Bytes.
 func (m *Manifest) SetFiles(files ...File) {
 	byPath := make(map[string]File, len(files))
 	for _, f := range files {
@@ -21,17 +22,22 @@ func (m *Manifest) SetFiles(files ...File) {
 	for _, f := range m.Files {
 		if _, ok := byPath[f.Path]; !ok {
 			kept = append(kept, f)
+			continue
 		}
+		m.Counts.Files--
+		m.Counts.Bytes -= f.Size
 	}
 	for _, f := range byPath {
 		kept = append(kept, f)
+		m.Counts.Files++
+		m.Counts.Bytes += f.Size
 	}
 	m.Files = kept
-	m.sortAndCount()
+	slices.SortFunc(m.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 }
 
-// RemoveUnder drops every file below the directory dir (a tree path without a trailing
-// slash) and updates the counts. It returns the paths removed.
+// RemoveUnder drops every file of the root below the directory dir (a tree path without a
+// trailing slash) and updates the counts. It returns the paths removed.
 func (m *Manifest) RemoveUnder(dir string) []string {
 	prefix := strings.TrimSuffix(dir, "/") + "/"
 	var removed []string
@@ -39,27 +45,22 @@ func (m *Manifest) RemoveUnder(dir string) []string {
 	for _, f := range m.Files {
 		if strings.HasPrefix(f.Path, prefix) {
 			removed = append(removed, f.Path)
+			m.Counts.Files--
+			m.Counts.Bytes -= f.Size
 			continue
 		}
 		kept = append(kept, f)
 	}
 	m.Files = kept
-	m.sortAndCount()
 	return removed
-}
-
-func (m *Manifest) sortAndCount() {
-	slices.SortFunc(m.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
-	m.Counts.Files = len(m.Files)
-	m.Counts.Bytes = 0
-	for _, f := range m.Files {
-		m.Counts.Bytes += f.Size
-	}
 }
 
 // Encode renders the manifest as the generator does: compact JSON, <>& unescaped, one
 // trailing newline.
 func (m *Manifest) Encode() ([]byte, error) {
+	if m.full {
+		return nil, errors.New("encode manifest: a manifest from LoadFull holds its shards' files: write the root from Load")
+	}
 	b, err := json.MarshalWithOption(m, json.DisableHTMLEscape())
 	if err != nil {
 		return nil, fmt.Errorf("encode manifest: %w", err)

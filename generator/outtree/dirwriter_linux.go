@@ -73,3 +73,16 @@ func sizeAt(dirfd uintptr, _, name string) (int64, error) {
 	}
 	return st.Size, nil
 }
+
+// statAt returns the size of the file rel (a tree path, forward slashes) below the directory
+// open as dirfd (at dirPath), and whether it is a regular file, not following a link: one
+// fstatat on the directory's descriptor.
+func statAt(dirfd uintptr, _, rel string) (int64, bool, error) {
+	var st unix.Stat_t
+	if _, err := retryEINTR(func() (int, error) {
+		return 0, unix.Fstatat(int(dirfd), rel, &st, unix.AT_SYMLINK_NOFOLLOW)
+	}); err != nil {
+		return 0, false, err
+	}
+	return st.Size, st.Mode&unix.S_IFMT == unix.S_IFREG, nil
+}

@@ -43,3 +43,13 @@ func sizeAt(_ uintptr, dirPath, name string) (int64, error) {
 	}
 	return fi.Size(), nil
 }
+
+// statAt returns the size of the file rel (a tree path, forward slashes) below the directory
+// dirPath, and whether it is a regular file, not following a link.
+func statAt(_ uintptr, dirPath, rel string) (int64, bool, error) {
+	fi, err := os.Lstat(filepath.Join(dirPath, filepath.FromSlash(rel)))
+	if err != nil {
+		return 0, false, err
+	}
+	return fi.Size(), fi.Mode().IsRegular(), nil
+}

@@ -1,7 +1,6 @@
 package outtree
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
 
@@ -116,7 +114,7 @@ func (e *RefusedError) Error() string {
 // (or holds only .gitkeep), or is a tree generate made: its manifest.json carries
 // generate's mark (manifest.Generator), every entry is a valid path with a size and a sha256,
 // and the files on disk are exactly the listed ones with their listed sizes (a stat walk: no
-// file is read). A tree that differs (files added, resized or removed by hand) is replaced
+// file is read but the manifest and its shards; see diffTree). A tree that differs (files added, resized or removed by hand) is replaced
 // only with force, and the files that replacing it deletes are returned. Anything else is a
 // *RefusedError that says why and names the files.
 func checkReplaceable(out string, force bool) (lost []string, err error) {
@@ -145,7 +143,7 @@ func checkReplaceable(out string, force bool) (lost []string, err error) {
 	if err != nil {
 		return nil, &RefusedError{Out: out, Reason: err.Error() + only}
 	}
-	legacy := m.Generator != manifest.Generator
+	legacy := m.generator != manifest.Generator
 	diff, err := diffTree(out, m)
 	if err != nil {
 		return nil, err
@@ -167,25 +165,43 @@ func checkReplaceable(out string, force bool) (lost []string, err error) {
 	return diff.lost(), nil
 }
 
-// ownManifest is what the ownership proof reads of manifest.json. Files is scanned by
-// scanFiles: decoding every [path, size, sha256] tuple one by one through
-// manifest.File.UnmarshalJSON is far slower, on every regenerate.
+// ownManifest is what the ownership proof reads of manifest.json. Files and Shards are
+// scanned by manifest.ScanFiles: decoding every [path, size, sha256] tuple one by one
+// through manifest.File.UnmarshalJSON is far slower, and a manifest of the first format
+// lists every file of the tree.
 type ownManifest struct {
+	Format     int    `json:"format"`
 	APIVersion string `json:"api_version"`
 	Generator  string `json:"generator"`
+	Years      []int  `json:"years"`
 	Edge       struct {
 		Prefix  string                     `json:"prefix"`
 		Errors  map[string]json.RawMessage `json:"errors"`
 		Headers struct {
 			Common map[string]string `json:"common"`
 		} `json:"headers"`
+		Routes json.RawMessage `json:"routes"`
 	} `json:"edge"`
-	Files json.RawMessage `json:"files"`
+	Files  json.RawMessage `json:"files"`
+	Shards json.RawMessage `json:"shards"`
+}
+
+// ownTree is what the ownership proof knows of a tree from its manifest's root: the files
+// the root lists, its shards, and the packed routes and years that say which files each
+// shard lists (Route.ShardFiles). A root of the first format lists every file and has no
+// shards.
+type ownTree struct {
+	generator string
+	files     []manifest.File
+	shards    []manifest.File
+	routes    []*manifest.RouteFiles // the packed ones
+	years     []int
 }
 
 // loadOwnManifest reads and checks out/manifest.json as generate writes it (the checks of
-// manifest.Parse, the prefix, valid sorted entries); the error says what does not match.
-func loadOwnManifest(out string) (*manifest.Manifest, error) {
+// manifest.Parse, the prefix, valid sorted entries, and exactly the shards of its packed
+// routes and years); the error says what does not match.
+func loadOwnManifest(out string) (*ownTree, error) {
 	p := filepath.Join(out, manifest.FileName)
 	fi, err := os.Lstat(p)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -221,134 +237,94 @@ func loadOwnManifest(out string) (*manifest.Manifest, error) {
 		return nil, notOurs("api_version %q, this build writes %q", om.APIVersion, manifest.APIVersion)
 	case om.Edge.Prefix != manifest.APIPrefix || len(om.Edge.Errors) == 0 || len(om.Edge.Headers.Common) == 0:
 		return nil, notOurs("no edge config with the prefix %s", manifest.APIPrefix)
+	case om.Format != 0 && om.Format != manifest.FormatVersion:
+		return nil, notOurs("format %d, this build reads %d and the first", om.Format, manifest.FormatVersion)
 	}
-	files, err := scanFiles(om.Files)
-	if err != nil {
+	t := &ownTree{generator: om.Generator, years: om.Years}
+	if t.files, err = scanList(om.Files); err != nil {
 		return nil, notOurs("files: %v", err)
 	}
-	if len(files) == 0 {
+	if len(t.files) == 0 {
 		return nil, notOurs("no file list")
+	}
+	if t.shards, err = scanList(om.Shards); err != nil {
+		return nil, notOurs("shards: %v", err)
+	}
+	if om.Format == 0 {
+		if len(t.shards) > 0 {
+			return nil, notOurs("shards in a manifest without a format")
+		}
+		return t, nil
+	}
+	// The packed routes say which shards the root must list and what each must list.
+	var routes []manifest.Route
+	if err := json.Unmarshal(om.Edge.Routes, &routes); err != nil {
+		return nil, notOurs("routes: %v", err)
+	}
+	var packed []manifest.Route
+	for _, r := range routes {
+		if !r.Sharded() {
+			continue
+		}
+		if err := r.Check(manifest.APIPrefix); err != nil {
+			return nil, notOurs("route %s: %v", r.Name, err)
+		}
+		packed = append(packed, r)
+	}
+	for i := range packed {
+		t.routes = append(t.routes, packed[i].Files())
+	}
+	for i, y := range t.years {
+		if i > 0 && y <= t.years[i-1] {
+			return nil, notOurs("years are not ascending")
+		}
+	}
+	want := (&manifest.Manifest{Years: t.years, Edge: manifest.EdgeConfig{Routes: packed}}).ShardPaths()
+	if len(want) != len(t.shards) {
+		return nil, notOurs("%d shards, its date routes and years have %d", len(t.shards), len(want))
+	}
+	for i, sh := range t.shards {
+		if sh.Path != want[i] {
+			return nil, notOurs("shard %d is %q, want %q", i+1, sh.Path, want[i])
+		}
+	}
+	return t, nil
+}
+
+// scanList reads a file list (none when absent) and checks its entries: valid, sorted.
+func scanList(b json.RawMessage) ([]manifest.File, error) {
+	if b == nil || string(b) == "null" {
+		return nil, nil
+	}
+	files, err := manifest.ScanFiles(b)
+	if err != nil {
+		return nil, err
 	}
 	for i, f := range files {
 		if err := checkEntry(f); err != nil {
-			return nil, notOurs("file %d: %v", i+1, err)
+			return nil, fmt.Errorf("file %d: %v", i+1, err)
 		}
 		if i > 0 && f.Path <= files[i-1].Path {
-			return nil, notOurs("file %d: %q is not sorted after %q", i+1, f.Path, files[i-1].Path)
+			return nil, fmt.Errorf("file %d: %q is not sorted after %q", i+1, f.Path, files[i-1].Path)
 		}
 	}
-	return &manifest.Manifest{APIVersion: om.APIVersion, Generator: om.Generator, Files: files}, nil
+	return files, nil
 }
 
-// scanFiles parses the manifest's file list, [[path, size, sha256], …], as generate and pack
-// write it. A string with an escape is decoded by the JSON package; anything else that is
-// not that shape is an error.
-func scanFiles(b []byte) ([]manifest.File, error) {
-	s := &scanner{b: b}
-	if !s.byte('[') {
-		return nil, s.fail("want an array")
-	}
-	files := make([]manifest.File, 0, bytes.Count(b, []byte("],"))+1)
-	if s.byte(']') {
-		return files, s.end()
-	}
-	for {
-		var f manifest.File
-		var ok bool
-		if !s.byte('[') {
-			return nil, s.fail("want [path, size, sha256]")
-		}
-		if f.Path, ok = s.str(); !ok || !s.byte(',') {
-			return nil, s.fail("want a path")
-		}
-		if f.Size, ok = s.int(); !ok || !s.byte(',') {
-			return nil, s.fail("want a size")
-		}
-		if f.SHA256, ok = s.str(); !ok || !s.byte(']') {
-			return nil, s.fail("want a sha256")
-		}
-		files = append(files, f)
-		if s.byte(']') {
-			return files, s.end()
-		}
-		if !s.byte(',') {
-			return nil, s.fail("want , or ]")
+// shardKey names a shard by its route (the index in ownTree.routes) and year.
+type shardKey struct{ route, year int }
+
+// shardOf returns the shard that lists rel as a file of a packed route, ok false when rel
+// is no such file of the tree's years.
+func (t *ownTree) shardOf(rel string) (shardKey, bool) {
+	for i, r := range t.routes {
+		if y, ok := r.ShardOf(rel); ok {
+			_, ok := slices.BinarySearch(t.years, y)
+			return shardKey{i, y}, ok
 		}
 	}
+	return shardKey{}, false
 }
-
-// scanner reads the tokens of a JSON file list.
-type scanner struct {
-	b []byte
-	i int
-}
-
-func (s *scanner) space() {
-	for s.i < len(s.b) && (s.b[s.i] == ' ' || s.b[s.i] == '\n' || s.b[s.i] == '\t' || s.b[s.i] == '\r') {
-		s.i++
-	}
-}
-
-// byte consumes c (after white space) if it is next.
-func (s *scanner) byte(c byte) bool {
-	s.space()
-	if s.i < len(s.b) && s.b[s.i] == c {
-		s.i++
-		return true
-	}
-	return false
-}
-
-func (s *scanner) str() (string, bool) {
-	s.space()
-	if s.i >= len(s.b) || s.b[s.i] != '"' {
-		return "", false
-	}
-	start, escaped := s.i, false
-	for s.i++; s.i < len(s.b); s.i++ {
-		switch c := s.b[s.i]; {
-		case c == '\\':
-			escaped = true
-			s.i++
-		case c < 0x20:
-			return "", false
-		case c == '"':
-			s.i++
-			if raw := s.b[start+1 : s.i-1]; !escaped {
-				return string(raw), utf8.Valid(raw)
-			}
-			var v string
-			err := json.Unmarshal(s.b[start:s.i], &v)
-			return v, err == nil
-		}
-	}
-	return "", false
-}
-
-// int reads a size: a JSON number of decimal digits (no sign, fraction or leading zero).
-func (s *scanner) int() (int64, bool) {
-	s.space()
-	start := s.i
-	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-		s.i++
-	}
-	digits := s.b[start:s.i]
-	if len(digits) > 1 && digits[0] == '0' {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(string(digits), 10, 64)
-	return n, err == nil
-}
-
-func (s *scanner) end() error {
-	s.space()
-	if s.i != len(s.b) {
-		return s.fail("junk after the list")
-	}
-	return nil
-}
-
-func (s *scanner) fail(what string) error { return fmt.Errorf("offset %d: %s", s.i, what) }
 
 // checkEntry checks one file entry as generate and pack write it.
 func checkEntry(f manifest.File) error {
@@ -412,61 +388,174 @@ func pathDir(rel string) string {
 	return ""
 }
 
-// diffTree compares the files under dir with the manifest by a stat walk (names, types and
-// sizes; nothing is read). Directories are not files: an empty one is never reported.
-func diffTree(dir string, m *manifest.Manifest) (*treeDiff, error) {
-	idx := make(map[string]int, len(m.Files))
-	for i, f := range m.Files {
-		idx[f.Path] = i
-	}
-	seen := make([]bool, len(m.Files)) // each index is written by one goroutine only
+// diffTree compares the files under dir with the manifest by stat calls alone (names,
+// types and sizes; nothing is read but the shards). Directories are not files: an empty one
+// is never reported. Memory holds the root's list and, per goroutine, one shard:
+//
+//   - Each shard is checked first, on several goroutines: present with its listed size, and
+//     then read (not hashed) to list exactly its route's files of its year, each of which
+//     is lstat'ed for its size. Such a shard is trusted.
+//   - Then a stat walk of the tree: a file the root lists must have its size; a shard, or a
+//     file of a packed route in a year of a trusted shard, was checked above; anything else
+//     is unlisted. So the files of a shard that is missing, changed or not generate's are
+//     unlisted: they cannot be proven generate's.
+func diffTree(dir string, t *ownTree) (*treeDiff, error) {
 	d := &treeDiff{}
 	var mu sync.Mutex
-	err := statWalk(dir, func(rel string, e fs.DirEntry, size int64) {
-		if rel == manifest.FileName {
-			return
-		}
-		i, listed := idx[rel]
-		if !listed {
-			if !ownLeftover(dir, rel, e) {
-				mu.Lock()
-				d.unlisted = append(d.unlisted, rel)
-				mu.Unlock()
+	changed := func(why string) { mu.Lock(); d.changed = append(d.changed, why); mu.Unlock() }
+	missing := func(rel string) { mu.Lock(); d.missing = append(d.missing, rel); mu.Unlock() }
+	trusted := make([]bool, len(t.shards))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
+	for i := range t.shards {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			trusted[i] = checkShard(dir, t, t.shards[i], changed, missing)
+		}()
+	}
+	wg.Wait()
+	idx := make(map[string]int, len(t.files))
+	for i, f := range t.files {
+		idx[f.Path] = i
+	}
+	seen := make([]bool, len(t.files)) // each index is written by one goroutine only
+	shardIdx := make(map[string]int, len(t.shards))
+	trustedKeys := make(map[shardKey]bool, len(t.shards))
+	for i, f := range t.shards {
+		shardIdx[f.Path] = i
+		route, year, _ := manifest.ParseShardPath(f.Path)
+		for j, r := range t.routes {
+			if r.Route.Name == route && trusted[i] {
+				trustedKeys[shardKey{j, year}] = true
 			}
-			return
 		}
-		seen[i] = true
-		why := ""
-		switch f := &m.Files[i]; {
-		case !e.Type().IsRegular():
-			why = rel + " (not a regular file)"
-		case size != f.Size:
-			why = fmt.Sprintf("%s (%d bytes, the manifest says %d)", rel, size, f.Size)
+	}
+	// claim decides, without a stat, whether the walk needs rel's size: a file of the root;
+	// the others are a shard or a file of a trusted shard (checked above) or unlisted.
+	claim := func(rel string, e fs.DirEntry) bool {
+		if rel == manifest.FileName {
+			return false
 		}
-		if why != "" {
+		if _, listed := idx[rel]; listed {
+			return true
+		}
+		if _, ok := shardIdx[rel]; ok {
+			return false
+		}
+		if key, ok := t.shardOf(rel); ok && trustedKeys[key] {
+			return false
+		}
+		if !ownLeftover(dir, rel, e) {
 			mu.Lock()
-			d.changed = append(d.changed, why)
+			d.unlisted = append(d.unlisted, rel)
 			mu.Unlock()
+		}
+		return false
+	}
+	err := statWalk(dir, claim, func(rel string, e fs.DirEntry, size int64) {
+		i := idx[rel]
+		seen[i] = true
+		switch f := &t.files[i]; {
+		case !e.Type().IsRegular():
+			changed(rel + " (not a regular file)")
+		case size != f.Size:
+			changed(fmt.Sprintf("%s (%d bytes, the manifest says %d)", rel, size, f.Size))
 		}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", dir, err)
 	}
-	for i, f := range m.Files {
+	for i, f := range t.files {
 		if !seen[i] {
 			d.missing = append(d.missing, f.Path)
 		}
 	}
 	slices.Sort(d.unlisted)
 	slices.Sort(d.changed)
+	slices.Sort(d.missing)
 	return d, nil
 }
 
-// statWalk calls visit, from several goroutines, for every entry under root that is not a
-// directory, with its tree path and, for a regular file, its size. It never follows a
-// link. The sizes come from one fstatat per file on its directory's descriptor where the
-// system has it: a regenerate walks 75,000 files before it writes.
-func statWalk(root string, visit func(rel string, e fs.DirEntry, size int64)) error {
+// checkShard checks one shard of the tree in dir and the files it lists, by stat calls and
+// a read of the shard (no hashing): it reports what differs and whether the shard is
+// trusted, that is, present with its listed size, listing exactly its route's files of its
+// year (valid entries, sorted) as generate writes it.
+func checkShard(dir string, t *ownTree, entry manifest.File, changed, missing func(string)) bool {
+	p := filepath.Join(dir, filepath.FromSlash(entry.Path))
+	fi, err := os.Lstat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		missing(entry.Path)
+		return false
+	case err != nil || !fi.Mode().IsRegular():
+		changed(entry.Path + " (not a regular file)")
+		return false
+	case fi.Size() != entry.Size:
+		changed(fmt.Sprintf("%s (%d bytes, the manifest says %d)", entry.Path, fi.Size(), entry.Size))
+		return false
+	case entry.Size > manifest.MaxShardSize:
+		changed(fmt.Sprintf("%s (%d bytes, more than a shard holds)", entry.Path, entry.Size))
+		return false
+	}
+	b, err := os.ReadFile(p)
+	var s *manifest.Shard
+	if err == nil {
+		s, err = manifest.DecodeShard(b)
+	}
+	route, year, _ := manifest.ParseShardPath(entry.Path)
+	var r *manifest.RouteFiles
+	for _, rf := range t.routes {
+		if rf.Route.Name == route {
+			r = rf
+		}
+	}
+	if err == nil && (r == nil || s.Route != route || s.Year != year) {
+		err = fmt.Errorf("it holds the shard of %s %d", s.Route, s.Year)
+	}
+	if err == nil {
+		want := r.ShardFiles(year)
+		if len(s.Files) != len(want) {
+			err = fmt.Errorf("it lists %d files, %s has %d in %d", len(s.Files), route, len(want), year)
+		}
+		for i := 0; err == nil && i < len(want); i++ {
+			if f := s.Files[i]; f.Path != want[i] {
+				err = fmt.Errorf("file %d is %q, want %q", i+1, f.Path, want[i])
+			} else {
+				err = checkEntry(f)
+			}
+		}
+	}
+	if err != nil {
+		changed(fmt.Sprintf("%s (not a shard generate wrote: %v)", entry.Path, err))
+		return false
+	}
+	root, err := os.Open(dir)
+	if err != nil {
+		changed(entry.Path + " (its files cannot be read: " + err.Error() + ")")
+		return false
+	}
+	defer root.Close()
+	for _, f := range s.Files {
+		size, regular, err := statAt(root.Fd(), dir, f.Path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			missing(f.Path)
+		case err != nil || !regular:
+			changed(f.Path + " (not a regular file)")
+		case size != f.Size:
+			changed(fmt.Sprintf("%s (%d bytes, the manifest says %d)", f.Path, size, f.Size))
+		}
+	}
+	return true
+}
+
+// statWalk calls claim, from several goroutines, for every entry under root that is not a
+// directory, with its tree path; when claim asks for it, it then calls visit with the entry
+// and, for a regular file, its size. It never follows a link. The sizes come from one
+// fstatat per file on its directory's descriptor where the system has it.
+func statWalk(root string, claim func(rel string, e fs.DirEntry) bool, visit func(rel string, e fs.DirEntry, size int64)) error {
 	var (
 		wg       sync.WaitGroup
 		sem      = make(chan struct{}, 2*runtime.GOMAXPROCS(0))
@@ -478,7 +567,7 @@ func statWalk(root string, visit func(rel string, e fs.DirEntry, size int64)) er
 	walk = func(rel string) {
 		defer wg.Done()
 		sem <- struct{}{}
-		subdirs, err := statDir(root, rel, visit)
+		subdirs, err := statDir(root, rel, claim, visit)
 		<-sem
 		if err != nil {
 			fail(err)
@@ -495,9 +584,9 @@ func statWalk(root string, visit func(rel string, e fs.DirEntry, size int64)) er
 	return firstErr
 }
 
-// statDir visits the non-directory entries of the tree folder rel and returns its
-// subfolders' tree paths.
-func statDir(root, rel string, visit func(rel string, e fs.DirEntry, size int64)) ([]string, error) {
+// statDir claims the non-directory entries of the tree folder rel, visits those claimed
+// and returns its subfolders' tree paths.
+func statDir(root, rel string, claim func(rel string, e fs.DirEntry) bool, visit func(rel string, e fs.DirEntry, size int64)) ([]string, error) {
 	dirPath := filepath.Join(root, filepath.FromSlash(rel))
 	f, err := os.Open(dirPath)
 	if err != nil {
@@ -518,6 +607,9 @@ func statDir(root, rel string, visit func(rel string, e fs.DirEntry, size int64)
 		p := prefix + e.Name()
 		if e.IsDir() {
 			subdirs = append(subdirs, p)
+			continue
+		}
+		if !claim(p, e) {
 			continue
 		}
 		size := int64(-1)

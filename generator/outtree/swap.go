@@ -93,8 +93,14 @@ func dropMarker(dir string) error {
 	return nil
 }
 
-// removeOwned deletes dir, a directory that holds the marker, deleting the marker last.
+// removeOwned deletes dir, a directory that holds the marker, deleting its manifest first
+// and the marker last: a removal killed half-way leaves a marked folder without a manifest,
+// which the next run recognises as generate's (leftoverOwned), rather than files whose
+// shard is already gone.
 func removeOwned(dir string) error {
+	if err := os.Remove(filepath.Join(dir, manifest.FileName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil

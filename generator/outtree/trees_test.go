@@ -70,7 +70,7 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 // files listed.
 func writeManifest(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
-	m := &manifest.Manifest{APIVersion: manifest.APIVersion, Generator: manifest.Generator, Edge: miniEdge()}
+	m := &manifest.Manifest{Format: manifest.FormatVersion, APIVersion: manifest.APIVersion, Generator: manifest.Generator, Edge: miniEdge()}
 	var list []manifest.File
 	for p, body := range files {
 		sum := sha256.Sum256([]byte(body))

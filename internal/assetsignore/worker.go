@@ -57,16 +57,14 @@ func WorkerFiles(m *manifest.Manifest) (files []string, problems []Missing) {
 		if !known {
 			continue
 		}
-		seen := map[string]bool{}
+		if r.Packed != nil {
+			for _, y := range m.Years {
+				files = append(files, r.PackedFiles(y)...)
+			}
+			continue
+		}
 		for _, v := range r.Values(m.Years) {
-			f := r.FilePath(v)
-			if r.Packed != nil {
-				f, _ = r.PackedPath(v)
-			}
-			if !seen[f] {
-				seen[f] = true
-				files = append(files, f)
-			}
+			files = append(files, r.FilePath(v))
 		}
 	}
 	ee := edge.EdgeErrors
@@ -87,13 +85,15 @@ func WorkerFiles(m *manifest.Manifest) (files []string, problems []Missing) {
 // Check returns, in the order of WorkerFiles, everything the worker reads that a Workers
 // upload of the tree described by m would lack when ig decides what is left out: files
 // the manifest does not list, files ig ignores (with the rule) and the problems of the
-// edge config. The error is the matcher's (ErrTooMuchWork).
+// edge config. A file of a packed route counts as listed when the root lists its shard
+// (whose own check says whether the shard lists it). The error is the matcher's
+// (ErrTooMuchWork).
 func Check(m *manifest.Manifest, ig *Matcher) ([]Missing, error) {
 	files, problems := WorkerFiles(m)
 	listed := m.Index()
 	var out []Missing
 	for _, f := range files {
-		if listed[f] == nil {
+		if _, inShard := m.Shard(m.Edge.ShardOf(f)); listed[f] == nil && !inShard {
 			out = append(out, Missing{Kind: MissingUnlisted, File: f})
 			continue
 		}

@@ -65,8 +65,16 @@ func TestWorkerFiles(t *testing.T) {
 	if len(problems) > 0 {
 		t.Errorf("problems %v", problems)
 	}
+	dir, err := tree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := manifest.LoadFull(dir) // every file, the shards' too
+	if err != nil {
+		t.Fatal(err)
+	}
 	var want []string
-	for _, f := range m.Files {
+	for _, f := range full.Files {
 		if !strings.HasPrefix(f.Path, "api/public/") || strings.HasPrefix(f.Path, manifest.ErrorsDir+"/") {
 			continue
 		}
@@ -110,9 +118,12 @@ func TestCheck(t *testing.T) {
 			first: `api/public/edge.json is left out by .assetsignore:LINE: "*"`, count: -1},
 		{name: "a route file ignored in any case", extra: "**/LIFE-PATH/7.JSON\n",
 			first: `api/public/life-path/7.json is left out by .assetsignore:LINE: "**/LIFE-PATH/7.JSON"`, count: 1},
-		{name: "a month file unlisted", change: func(m *manifest.Manifest) {
-			m.Files = slices.DeleteFunc(m.Files, func(f manifest.File) bool { return f.Path == manifest.MatrixMonthFile(2000, 5) })
-		}, first: "api/public/matrix-months/2000/5.jsonl is not in the tree's manifest", count: 1},
+		{name: "a shard unlisted", change: func(m *manifest.Manifest) {
+			m.Shards = slices.DeleteFunc(m.Shards, func(f manifest.File) bool { return f.Path == manifest.ShardPath(manifest.RouteMatrix, 2000) })
+		}, first: "api/public/matrix-months/2000/1.jsonl is not in the tree's manifest", count: 12},
+		{name: "a root file unlisted", change: func(m *manifest.Manifest) {
+			m.Files = slices.DeleteFunc(m.Files, func(f manifest.File) bool { return f.Path == manifest.LifePathFile(7) })
+		}, first: "api/public/life-path/7.json is not in the tree's manifest", count: 1},
 		{name: "an error body missing", change: func(m *manifest.Manifest) {
 			e := m.Edge.Errors[manifest.ErrTooManyRequests]
 			e.Body = ""

@@ -146,7 +146,10 @@ function numeric(s) {
 }
 
 // TYPES are the parameter types a route's "params" name: how many parameters each takes,
-// and whether it admits them, making them canonical in place (docs/design.md §3).
+// whether it admits them, making them canonical in place (docs/design.md §3), and, for a
+// dated type, the place of a value in its year: its year and month, and its ordinal (from
+// 1) within the month and within the year, which say which packed file holds its body and
+// on which line (docs/design.md §10).
 const TYPES = {
   number: { arity: 1, admit: (t, p, i) => t.set.has(p[i]) },
   pair: {
@@ -161,12 +164,25 @@ const TYPES = {
       return true;
     },
   },
-  date: { arity: 3, admit: (t, p, i) => validDate(t.first_year, t.last_year, p[i], p[i + 1], p[i + 2]) },
-  // A birthday (a day of a leap year's calendar, so 29 February too) and a target year.
+  date: {
+    arity: 3,
+    admit: (t, p, i) => validDate(t.first_year, t.last_year, p[i], p[i + 1], p[i + 2]),
+    place: (p, i) => ({ year: p[i + 2], month: p[i + 1], inMonth: p[i], inYear: dayOfYear(p[i], p[i + 1], p[i + 2]) }),
+  },
+  // A birthday (a day of a leap year's calendar, so 29 February too) and a target year: its
+  // place is the birthday's in a leap year's calendar, under the target year.
   birthday_year: {
     arity: 3,
     admit: (t, p, i) => p[i + 2] >= t.first_year && p[i + 2] <= t.last_year && validDate(2000, 2000, p[i], p[i + 1], 2000),
+    place: (p, i) => ({ year: p[i + 2], month: p[i + 1], inMonth: p[i], inYear: dayOfYear(p[i], p[i + 1], 2000) }),
   },
+};
+
+// UNITS are the packing units of a route's "packed": the parameters its file pattern holds,
+// and the line of a value's body, from the value's place.
+const UNITS = {
+  month: { holds: ["month", "year"], line: (pl) => pl.inMonth },
+  year: { holds: ["year"], line: (pl) => pl.inYear },
 };
 
 // admit reports whether a route's types admit params, and makes them canonical.
@@ -203,16 +219,23 @@ function compileRoutes(cfg) {
     if (arity !== names.length) {
       throw new Error(`route ${r.name}: the parameter types take ${arity} parameters, the pattern has ${names.length}`);
     }
-    const files = [r.file].concat(r.packed ? [r.packed.file] : []);
-    for (const f of files) {
-      for (const [, n] of f.matchAll(/\{(\w+)\}/g)) {
-        if (!names.includes(n)) {
-          throw new Error(`route ${r.name}: ${f} names parameter ${n}, not in the pattern`);
-        }
+    for (const [, n] of r.file.matchAll(/\{(\w+)\}/g)) {
+      if (!names.includes(n)) {
+        throw new Error(`route ${r.name}: ${r.file} names parameter ${n}, not in the pattern`);
       }
     }
-    if (r.packed && !names.includes(r.packed.line)) {
-      throw new Error(`route ${r.name}: packed line ${r.packed.line} is not a parameter`);
+    if (r.packed) {
+      const unit = UNITS[r.packed.unit];
+      if (!unit) {
+        throw new Error(`route ${r.name}: unknown packing unit ${r.packed.unit}`);
+      }
+      if (types.length !== 1 || !TYPES[types[0].type].place) {
+        throw new Error(`route ${r.name}: a packed route has one parameter type, a dated one`);
+      }
+      const holds = [...new Set(Array.from(r.packed.file.matchAll(/\{(\w+)\}/g), (m) => m[1]))].sort();
+      if (holds.join() !== unit.holds.join()) {
+        throw new Error(`route ${r.name}: a packed file per ${r.packed.unit} holds {${unit.holds.join("} and {")}}`);
+      }
     }
     if (r.error && !cfg.errors[r.error]) {
       throw new Error(`route ${r.name}: no ${r.error} error`);
@@ -249,6 +272,13 @@ function validDate(first, last, d, m, y) {
   return d <= [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1];
 }
 
+// dayOfYear is the ordinal (from 1) of a date of the Gregorian calendar within its year.
+function dayOfYear(d, m, y) {
+  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+  const before = [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334][m - 1];
+  return before + d + (leap && m > 2 ? 1 : 0);
+}
+
 // fileResponse answers 200 (or 304) with a file of the tree under §4's headers instead of
 // the asset's own; a missing file of a valid route is a 500.
 async function fileResponse(request, env, cfg, file) {
@@ -261,32 +291,89 @@ async function fileResponse(request, env, cfg, file) {
   return bodyResponse(request, cfg, body, await etagOf(body));
 }
 
-// packedResponse answers with the body of a route's value from its packed file: line
-// {line} of it, byte for byte the per-value file, under the same strong ETag. A packed file
-// that is missing, or lacks the line, is a 500 like a missing file. Packed files are not
-// kept between requests: measured, keeping them costs more CPU (the collector) than the
-// fetch and scan they save, unless clients ask for the same months (docs/worker.md).
+// packedResponse answers with the body of a route's value from its packed file: the
+// file of the value's month or year, the line of its place in it, byte for byte the
+// per-value file, under the same strong ETag. A packed file that is missing, or lacks the
+// line, is a 500 like a missing file. Packed files are not kept between requests:
+// measured, keeping them costs more CPU (the collector) than the fetch and scan they save,
+// unless clients ask for the same months (docs/worker.md); and each is read only up to the
+// line it answers with.
 async function packedResponse(request, env, cfg, route, params) {
-  const file = fill(route.packed.file, route.names, params);
-  const line = params[route.names.indexOf(route.packed.line)];
+  const { file, line } = packedPlace(route, params);
   const asset = await env.ASSETS.fetch(new URL("/" + file, request.url));
   if (asset.status !== 200) {
     console.error(`asset ${file}: status ${asset.status}`);
     return errorResponse(cfg, cfg.edge_errors.internal, request.method);
   }
-  const bytes = new Uint8Array(await asset.arrayBuffer());
-  let start = 0;
-  for (let n = 1; n < line && start >= 0; n++) {
-    const nl = bytes.indexOf(10, start);
-    start = nl < 0 ? -1 : nl + 1;
-  }
-  const end = start < 0 ? -1 : bytes.indexOf(10, start);
-  if (end <= start) {
+  const body = await readLine(asset.body, line);
+  if (body === null) {
     console.error(`asset ${file}: no record on line ${line}`);
     return errorResponse(cfg, cfg.edge_errors.internal, request.method);
   }
-  const body = bytes.subarray(start, end + 1);
   return bodyResponse(request, cfg, body, await etagOf(body));
+}
+
+// packedPlace is the packed file of a packed route's value and the line (from 1) that holds
+// its record: the place its parameter type gives it, filled into the file pattern, and its
+// line by the route's packing unit.
+function packedPlace(route, params) {
+  const pl = TYPES[route.types[0].type].place(params, 0);
+  return {
+    file: route.packed.file.replace(/\{(\w+)\}/g, (_, n) => pl[n]),
+    line: UNITS[route.packed.unit].line(pl),
+  };
+}
+
+// readLine returns line n (from 1) of a stream of bytes, with its newline; null when the
+// stream ends before it or the line is empty. It reads the stream only up to the line's
+// end and cancels the rest: a file per year is ~800 KB, and a record in it ~2 KB.
+async function readLine(stream, n) {
+  if (!stream) {
+    return null;
+  }
+  const reader = stream.getReader();
+  const parts = [];
+  let line = 1; // the line the next byte read belongs to
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        return null;
+      }
+      let i = 0;
+      while (line < n) {
+        const nl = value.indexOf(10, i);
+        if (nl < 0) {
+          i = value.length;
+          break;
+        }
+        line++;
+        i = nl + 1;
+      }
+      if (line < n) {
+        continue;
+      }
+      const nl = value.indexOf(10, i);
+      parts.push(value.subarray(i, nl < 0 ? value.length : nl + 1));
+      if (nl >= 0) {
+        const body = parts.length === 1 ? parts[0] : concat(parts);
+        return body.byteLength > 1 ? body : null;
+      }
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+}
+
+// concat joins byte arrays.
+function concat(parts) {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
 }
 
 // etagOf returns the strong ETag of a body: its sha256 in hex, quoted.
@@ -876,28 +963,20 @@ const UTF8 = new TextDecoder();
 // and packedResponse read them (without the ETag a tool result has no use for); null, logged,
 // when the file or its line is missing.
 async function recordOf(env, base, route, params) {
-  const file = fill(route.packed ? route.packed.file : route.file, route.names, params);
+  const { file, line } = route.packed ? packedPlace(route, params) : { file: fill(route.file, route.names, params), line: 0 };
   const asset = await env.ASSETS.fetch(new URL("/" + file, base));
   if (asset.status !== 200) {
     console.error(`asset ${file}: status ${asset.status}`);
     return null;
   }
-  const bytes = new Uint8Array(await asset.arrayBuffer());
   if (!route.packed) {
-    return bytes;
+    return new Uint8Array(await asset.arrayBuffer());
   }
-  const line = params[route.names.indexOf(route.packed.line)];
-  let start = 0;
-  for (let n = 1; n < line && start >= 0; n++) {
-    const nl = bytes.indexOf(10, start);
-    start = nl < 0 ? -1 : nl + 1;
-  }
-  const end = start < 0 ? -1 : bytes.indexOf(10, start);
-  if (end <= start) {
+  const bytes = await readLine(asset.body, line);
+  if (bytes === null) {
     console.error(`asset ${file}: no record on line ${line}`);
-    return null;
   }
-  return bytes.subarray(start, end + 1);
+  return bytes;
 }
 
 // toolPath is the route path a call's arguments make, null when an argument is missing or

@@ -7,7 +7,8 @@
 //                     whose length the tests choose;
 //   loadWorker()      a fresh instance of the worker module (an isolate's empty globals);
 //   dispatch(...)     one request as Cloudflare routes it: /api/* to the worker first
-//                     (run_worker_first), everything else to the assets.
+//                     (run_worker_first), everything else to the assets;
+//   listedFiles(tree) every file the tree's manifest lists, its shards' included.
 //
 // The Node tests (test/*.test.mjs) and the HTTP shim (test/serve.mjs) both build on it.
 import { createHash } from "node:crypto";
@@ -38,6 +39,17 @@ export function testTree() {
     cwd: path.resolve(workerDir, "..", ".."),
     stdio: ["ignore", "ignore", "inherit"],
   });
+  return out;
+}
+
+// listedFiles returns every file the tree's manifest lists, as [path, size, sha256]: the
+// root's files, its shards and the files each shard lists (docs/design.md §9).
+export function listedFiles(tree) {
+  const root = JSON.parse(readFileSync(path.join(tree, "manifest.json"), "utf8"));
+  const out = [...root.files, ...(root.shards || [])];
+  for (const [shard] of root.shards || []) {
+    out.push(...JSON.parse(readFileSync(path.join(tree, shard), "utf8")).files);
+  }
   return out;
 }
 

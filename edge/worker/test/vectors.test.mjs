@@ -5,17 +5,17 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { before, describe, test } from "node:test";
-import { assets, dispatch, loadWorker, rateLimiter, testTree } from "./harness.mjs";
+import { assets, dispatch, listedFiles, loadWorker, rateLimiter, testTree } from "./harness.mjs";
 
 const vectors = JSON.parse(readFileSync(path.join(import.meta.dirname, "..", "..", "testdata", "vectors.json"), "utf8"));
 const ORIGIN = "https://numerology.example";
 // The key the worker gives a request whose CF-Connecting-IP is not an address.
 const UNKNOWN_CLIENT = "unknown";
 
-let tree, manifest, edge, worker, env;
+let tree, listed, edge, worker, env;
 before(async () => {
   tree = testTree();
-  manifest = JSON.parse(readFileSync(path.join(tree, "manifest.json"), "utf8"));
+  listed = listedFiles(tree);
   edge = JSON.parse(readFileSync(path.join(tree, "api", "public", "edge.json"), "utf8"));
   worker = await loadWorker();
   // A limit no case reaches: the cases check routing and keys, not the limit.
@@ -31,8 +31,7 @@ async function send(target, headers = {}) {
 
 // expectFile checks a 200 with the body of a tree file, or a 500 when the tree lacks it.
 function expectFile(what, r, file) {
-  const listed = manifest.files.some(([p]) => p === file);
-  if (!listed) {
+  if (!listed.some(([p]) => p === file)) {
     assert.equal(r.status, 500, `${what}: status ${r.status}, want 500 (${file} is not in the tree)`);
     assert.equal(r.body.toString(), edge.errors.internal_error.body);
     return;

@@ -7,15 +7,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { assets, dispatch, loadWorker, rateLimiter, testTree } from "./harness.mjs";
+import { assets, dispatch, listedFiles, loadWorker, rateLimiter, testTree } from "./harness.mjs";
 
 const ORIGIN = "https://numerology.example";
 
-let tree, edge, manifest;
+let tree, edge, listed;
 before(() => {
   tree = testTree();
   edge = JSON.parse(readFileSync(path.join(tree, "api", "public", "edge.json"), "utf8"));
-  manifest = JSON.parse(readFileSync(path.join(tree, "manifest.json"), "utf8"));
+  listed = listedFiles(tree);
 });
 
 // setup returns a fresh worker instance with its bindings.
@@ -48,7 +48,7 @@ async function quietly(fn) {
 }
 
 const treeFile = (p) => readFileSync(path.join(tree, p));
-const sha256Of = (p) => manifest.files.find(([f]) => f === p)[2];
+const sha256Of = (p) => listed.find(([f]) => f === p)[2];
 
 describe("assets", () => {
   test("the per-date files and error bodies are not among them (.assetsignore)", () => {
@@ -292,5 +292,47 @@ describe("edge config", () => {
     assert.equal((await worker.fetch(new Request(ORIGIN + "/api/public/life-path/7"), env)).status, 200);
     assert.equal((await worker.fetch(new Request(ORIGIN + "/api/public/life-path/8"), env)).status, 200);
     assert.equal(real.fetched.filter((p) => p === "api/public/edge.json").length, 1, "loaded once after the failure");
+  });
+});
+
+describe("packing units", () => {
+  // edgeWith returns edge.json with the matrix route's packed files changed by change.
+  const edgeWith = (change) => {
+    const cfg = JSON.parse(JSON.stringify(edge));
+    change(cfg.routes.find((r) => r.name === "matrix").packed);
+    return Buffer.from(JSON.stringify(cfg));
+  };
+
+  test("a route packed by year is answered from the line of the day of the year", async () => {
+    // The year files of 2000 and 2100: the month files of the year, joined.
+    const override = new Map([["api/public/edge.json", edgeWith((p) => Object.assign(p, { file: "api/public/matrix-years/{year}.jsonl", unit: "year" }))]]);
+    for (const y of [2000, 2100]) {
+      const months = Array.from({ length: 12 }, (_, m) => treeFile(`api/public/matrix-months/${y}/${m + 1}.jsonl`));
+      override.set(`api/public/matrix-years/${y}.jsonl`, Buffer.concat(months));
+    }
+    const { env, send } = await setup({ override });
+    for (const [d, m, y] of [[1, 1, 2000], [29, 2, 2000], [1, 3, 2000], [31, 12, 2000], [1, 3, 2100], [31, 12, 2100]]) {
+      const r = await send(`/api/public/matrix/${d}/${m}/${y}`);
+      const want = treeFile(`api/public/matrix/${d}/${m}/${y}.json`);
+      assert.equal(r.status, 200, `${d}.${m}.${y}`);
+      assert.ok(r.body.equals(want), `${d}.${m}.${y}: the body is not the per-date file`);
+      assert.equal(r.headers.get("ETag"), `"${sha256Of(`api/public/matrix/${d}/${m}/${y}.json`)}"`);
+    }
+    assert.ok(env.ASSETS.fetched.includes("api/public/matrix-years/2000.jsonl"));
+    assert.ok(!env.ASSETS.fetched.some((p) => p.includes("matrix-months/")), "no month file is read");
+  });
+
+  test("a packing unit the worker does not know, or a file that does not hold the unit, refuses the config", async () => {
+    for (const [change, want] of [
+      [(p) => (p.unit = "week"), "unknown packing unit week"],
+      [(p) => (p.unit = "year"), "a packed file per year holds {year}"],
+    ]) {
+      const { send } = await setup({ override: new Map([["api/public/edge.json", edgeWith(change)]]) });
+      const logged = await quietly(async () => {
+        assert.equal((await send("/api/public/life-path/7")).status, 500);
+      });
+      assert.equal(logged.length, 1);
+      assert.match(logged[0], new RegExp(want.replace(/[{}]/g, "\\$&")));
+    }
   });
 });

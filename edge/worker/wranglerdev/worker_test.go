@@ -56,7 +56,7 @@ func TestWorker(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	m, err := manifest.Load(tree)
+	m, err := manifest.LoadFull(tree) // every file, those of the shards too
 	if err != nil {
 		t.Fatal(err)
 	}
