@@ -8,6 +8,7 @@ import (
 	"github.com/opennumerology/numerology/generator/cards"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/openapi"
+	"github.com/opennumerology/numerology/generator/pack"
 	"github.com/opennumerology/numerology/generator/rules"
 	"github.com/opennumerology/numerology/internal/contract"
 )
@@ -109,7 +110,7 @@ type IndexFile struct {
 type Download struct {
 	Path    string // URL path from the site root: /downloads/…
 	Name    string // file name
-	Format  string // "tar.gz", "zip"
+	Format  string // "zip", "jsonl.gz"
 	Note    string // Russian, for the home page
 	English string // for llms.txt
 }
@@ -117,17 +118,26 @@ type Download struct {
 // DatasetBaseName is the archives' name without extension.
 const DatasetBaseName = contract.DatasetName + "-" + manifest.APIVersion
 
-// Downloads lists the dataset archives the site publishes. They are linked even from a tree
-// generated without them: `numerology pack` adds them to its downloads/ directory. Only the
-// .tar.gz is published: the .zip compresses each of the 73,414 records on its own and cannot
-// fit the 25 MiB a Cloudflare static asset may hold, so it stays in pack's dist/ output.
+// Downloads lists the dataset's downloads the site publishes (docs/design.md §11), as
+// `numerology pack --publish` names them: the zip of the tables, the SQLite database and the
+// documents, then one JSON Lines file per date route, in the route table's order. They are
+// linked even from a tree generated without them: pack adds them to its downloads/.
 func Downloads() []Download {
 	dir := "/" + manifest.DownloadsDir + "/"
-	return []Download{
-		{dir + DatasetBaseName + ".tar.gz", DatasetBaseName + ".tar.gz", "tar.gz",
-			"весь API, CSV-таблицы и описание набора; открывается в Linux, macOS и Windows 10 и новее (команда tar или 7-Zip)",
-			"the whole API, CSV tables, datapackage.json, CITATION.cff and SHA256SUMS as a tar.gz archive"},
+	zip := DatasetBaseName + pack.Zip
+	out := []Download{{dir + zip, zip, "zip",
+		"все таблицы в CSV и Parquet, база SQLite, тексты маршрутов без даты, описание набора (datapackage.json), CITATION.cff и SHA256SUMS",
+		"every table as CSV and Parquet, one SQLite database of them all, the routes without a date as JSON, datapackage.json, CITATION.cff and SHA256SUMS"}}
+	for _, r := range Routes() {
+		if r.Packed == nil {
+			continue
+		}
+		name := pack.JSONLName(r.Name)
+		out = append(out, Download{dir + name, name, "jsonl.gz",
+			"все записи маршрута " + strings.TrimPrefix(r.Pattern, manifest.APIPrefix) + " в формате JSON Lines, по одной на строку, в порядке дат",
+			"every record of " + strings.TrimPrefix(r.Pattern, manifest.APIPrefix) + " as JSON Lines, the API's bytes, one a line, in date order"})
 	}
+	return out
 }
 
 // indexRoutes lists the data routes of the route table; the index itself and the OpenAPI

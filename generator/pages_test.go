@@ -198,7 +198,8 @@ func TestPagesContent(t *testing.T) {
 		}},
 		{"home limits and dataset", home, []string{
 			strconv.Itoa(cfg.RateLimit.Requests) + " запросов в минуту", "Retry-After",
-			`href="/downloads/` + DatasetBaseName + `.tar.gz"`,
+			`href="/downloads/` + DatasetBaseName + `.zip"`, `href="/downloads/chart.jsonl.gz"`,
+			`href="/downloads/personal-year.jsonl.gz"`,
 		}},
 		{"home method", home, []string{"R(A + B + C)", "R(B + E)", "R(C + D)", "сумма цифр года"}},
 		{"home errors", home, []string{"Invalid date", "Number not found", "Not found", "Method not allowed", "Too many requests", "Internal error"}},
@@ -237,8 +238,8 @@ func TestPagesContent(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if strings.Contains(tt.page, DatasetBaseName+".zip") {
-				t.Errorf("page links the zip, which is not published (over 25 MiB)")
+			if strings.Contains(tt.page, ".tar.gz") {
+				t.Errorf("page links a .tar.gz, which pack no longer writes (docs/design.md §11)")
 			}
 			text := html.UnescapeString(tt.page)
 			// The typography step (typography.go) binds spaces: compare texts without it.
@@ -276,7 +277,7 @@ func TestLLMsTxt(t *testing.T) {
 	for _, want := range []string{
 		"## API", "## Docs", "## Dataset", "## Optional",
 		"](" + s.APIBase + ")", "](" + s.APIBase + "/openapi.json)", "](" + s.APIBase + "/matrix/15/5/1990)",
-		"](" + s.SiteURL + "/downloads/" + DatasetBaseName + ".tar.gz)", "Retry-After",
+		"](" + s.SiteURL + "/downloads/" + DatasetBaseName + ".zip)", "](" + s.SiteURL + "/downloads/matrix.jsonl.gz)", "Retry-After",
 		"## MCP", "[" + s.SiteURL + manifest.MCPPath + "](" + s.SiteURL + manifest.MCPPath + ")", "`numerology mcp --dir out`",
 	} {
 		if !strings.Contains(text, want) {
