@@ -12,7 +12,7 @@ export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
 CONTENT_FILES  := $(shell find content templates -type f 2>/dev/null)
 GO_FILES       := $(shell find . -name '*.go' -not -path './edge/worker/node_modules/*' 2>/dev/null)
 
-.PHONY: all build run generate verify test test-tree test-tools check bench bench-generate bench-serve bench-worker bench-pack bench-deploy clean
+.PHONY: all build run generate verify test test-scale test-tree test-tools check bench bench-generate bench-serve bench-worker bench-pack bench-deploy clean
 
 all: build
 
@@ -49,6 +49,10 @@ test-tools:
 # start first, and the rest works while they wait.
 test: $(BIN)
 	GO=$(GO) MAKE=$(MAKE) scripts/test.sh
+
+## test-scale: the route budget's proof (issue 26): a full-range tree of ten date routes generated, verified, served and planned on Workers Free (2.4 GB on tmpfs; about four minutes)
+test-scale:
+	NUMEROLOGY_TEST_NO_SKIP=1 $(GO) test -count=1 -tags scale -timeout 30m -run '^TestTenDateRoutes$$' -v ./generator
 
 # test-tree: the full 1900–2100 tree, generated and verified as a publisher's CI would. make
 # test makes it in a scratch folder of its own (scripts/test.sh) and shares it with the tests
