@@ -125,7 +125,7 @@ func Downloads() []Download {
 	dir := "/" + manifest.DownloadsDir + "/"
 	return []Download{
 		{dir + DatasetBaseName + ".tar.gz", DatasetBaseName + ".tar.gz", "tar.gz",
-			"весь API, CSV-таблицы и описание набора; открывается в Linux, macOS и Windows 10 и новее (команда tar или 7-Zip)",
+			"все данные API: таблицы CSV и Parquet, база SQLite, ответы без даты в JSON и описание набора; открывается в Linux, macOS и Windows 10 и новее (команда tar или 7-Zip)",
 			"the whole API, CSV tables, datapackage.json, CITATION.cff and SHA256SUMS as a tar.gz archive"},
 	}
 }
