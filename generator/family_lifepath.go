@@ -85,7 +85,7 @@ func lifePathFamily() []routeUnit {
 			Params: dateParams(), Packed: &manifest.Packed{File: "api/public/life-path-months/{year}/{month}.jsonl", Unit: manifest.UnitMonth},
 			Error: manifest.ErrInvalidDate, RateLimited: true,
 			Summary:     "Число жизненного пути для даты рождения",
-			Description: fmt.Sprintf("Число жизненного пути для даты рождения с %d по %d год и его краткое описание", rules.FirstYear, rules.LastYear),
+			Description: fmt.Sprintf("Число жизненного пути для даты рождения с %d по %d год, его краткое описание, четыре вершины с возрастами и четыре испытания", rules.FirstYear, rules.LastYear),
 			English:     "the life path number of a birth date, " + yearsLabel() + ", with the number's brief description",
 			Example:     p + "/life-path/15/5/1990",
 			OperationID: "getLifePathOfDate", Tag: "life-path",
@@ -508,7 +508,7 @@ func lifePathDateTables() []Table {
 		Name:        "life_path_dates",
 		Title:       "Life path number, pinnacles and challenges of every birth date",
 		Description: "One row per date: its life path number, the four pinnacles with the age the first ends at, and the four challenges, as in " + route(manifest.RouteLifePathDate).File + ". The numbers are described in life_path; the pinnacles' and challenges' texts in " + route(RoutePersonalYearMeanings).File + ".",
-		Russian:     "число жизненного пути, вершины и испытания для каждой даты: дата ISO, день, месяц, год, число, четыре вершины, возраст конца первой, четыре испытания",
+		Russian:     "число жизненного пути, вершины и испытания для каждой даты: дата ISO, день, месяц, год, число, четыре вершины, возраст, в котором кончается первая, четыре испытания",
 		Columns:     cols,
 		PrimaryKey:  []string{"date"},
 		ForeignKeys: []table.ForeignKey{{Column: "number", Table: "life_path", TableColumn: "number"}},
@@ -575,7 +575,7 @@ func (p *pageRenderer) lifePathDetailsPage() page {
 	return page{file: LifePathDetailsPage, template: "life-path-details.html", path: "/life-path/details",
 		card:        cards.Card{Title: "Вершины и испытания по дате рождения"},
 		title:       "Вершины и испытания по дате рождения — " + p.s.Content.Site.Title,
-		description: "Число жизненного пути выбранной даты рождения, четыре вершины жизни с возрастами и четыре испытания.",
+		description: "Число жизненного пути для выбранной даты рождения, четыре вершины с возрастами, на которые они приходятся, и четыре испытания.",
 		fill: func(d *pageData) error {
 			d.APIPath = RoutePath(manifest.RouteLifePathDate, 15, 5, 1990)
 			type item struct {

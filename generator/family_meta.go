@@ -86,7 +86,7 @@ type APIIndex struct {
 	MCP         string       `json:"mcp"`      // the MCP endpoint: every route as a tool (docs/mcp.md)
 	Routes      []IndexRoute `json:"routes"`
 	RateLimit   string       `json:"rate_limit"`
-	Dataset     []IndexFile  `json:"dataset"` // the whole API as downloadable archives
+	Dataset     []IndexFile  `json:"dataset"` // the dataset's downloads (docs/design.md §11)
 	License     string       `json:"license"`
 	LicenseURL  string       `json:"license_url"`
 	Attribution string       `json:"attribution"`

@@ -357,7 +357,7 @@ var cycleDigit = obj{"type": "integer", "minimum": 1, "maximum": 9}
 
 func personalYearFields(*Site) map[string]obj {
 	return map[string]obj{
-		"PersonalYearRecord.personal_year": {"minimum": 1, "maximum": 9, "description": "Личный год: r9(день + месяц + сумма цифр года); мастер-числа приводятся"},
+		"PersonalYearRecord.personal_year": {"minimum": 1, "maximum": 9, "description": "Личный год: r9(день + месяц + сумма цифр года); мастер-числа тоже приводятся к одной цифре"},
 		"PersonalYearRecord.title":         {"description": "Название личного года; полные тексты — /personal-year/meanings"},
 		"PersonalYearRecord.reading":       {"description": "Краткое чтение года: склонность, не прогноз"},
 		"PersonalYearRecord.months":        {"minItems": 12, "maxItems": 12, "description": "Двенадцать личных месяцев по порядку"},
@@ -386,10 +386,10 @@ func cyclesMeaningsFields(*Site) map[string]obj {
 		"CycleNote.number":                  cycleDigit,
 		"CycleMeaning.number":               {"minimum": 0, "maximum": 22},
 		"CycleMeaning.short":                {"description": "Краткий текст, как в записи даты"},
-		"CycleMeaning.description":          {"description": "Три–пять предложений о склонностях, не прогноз"},
+		"CycleMeaning.description":          {"description": "От трёх до пяти предложений о склонностях, не прогноз"},
 		"CycleYearMeaning.short":            {"description": "Краткий текст, как в записи личного года"},
 		"CyclesMeanings.intro":              {"description": "Что такое числа циклов: склонности, а не события"},
-		"CycleNote.text":                    {"description": "Одно–два предложения"},
+		"CycleNote.text":                    {"description": "Одно-два предложения"},
 		"CycleYearMeaning.title":            {"description": "Название года"},
 		"CyclesMeanings.suggested_citation": {"description": "Как цитировать эти тексты"},
 	}
@@ -537,7 +537,7 @@ func (p *pageRenderer) personalYearDocOf() (*personalYearDoc, error) {
 func (p *pageRenderer) personalYearPage() page {
 	return page{file: PersonalYearPage, template: "personal-year.html", path: "/personal-year", indexed: true,
 		card:        cards.Card{Title: "Личный год"},
-		title:       "Личный год, месяц и день по дате рождения",
+		title:       "Личный год, месяц и день по дню рождения",
 		description: "Личный год по дню рождения: как считаются личный год, месяцы и дни, что традиция связывает с каждым числом, вершины и испытания жизненного пути. Для любого года с 1900 по 2100.",
 		fill: func(d *pageData) (err error) {
 			d.Page, err = p.personalYearDocOf()

@@ -385,7 +385,7 @@ func (d *dataset) citation() []byte {
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("# Citation File Format: https://citation-file-format.github.io/\n")
 	w("cff-version: 1.2.0\n")
-	w("message: %s\n", yq("If you use this dataset, please cite it as below. Если вы используете эти данные, укажите источник так, как указано ниже."))
+	w("message: %s\n", yq("If you use this dataset, please cite it as below. Если вы используете эти данные, ссылайтесь на них так, как показано ниже."))
 	w("type: dataset\n")
 	w("title: %s\n", yq(d.c.Title+" — dataset "+d.m.APIVersion))
 	w("abstract: %s\n", yq(fmt.Sprintf("The life path number, the destiny matrix and the Pythagoras square of every birth date of %s, and the texts that describe them (in Russian), as CSV and Parquet tables, a SQLite database and the JSON records of the API at %s.",
@@ -490,11 +490,11 @@ func (d *dataset) readme() []byte {
 	base := d.base()
 	var ru, en, jsonl, jsonlEN strings.Builder
 	for _, t := range d.build.tables {
-		ru.WriteString("| `" + t.Name + "` | " + t.Russian + " (" + ruNum(t.Len()) + " строк) |\n")
+		ru.WriteString("| `" + t.Name + "` | " + t.Russian + " (строк: " + ruNum(t.Len()) + ") |\n")
 		en.WriteString("- `" + t.Name + "` — " + t.Description + " (" + enNum(t.Len()) + " rows)\n")
 	}
 	for _, r := range d.build.dateRoutes {
-		jsonl.WriteString("- `" + JSONLName(r.Name) + "` — " + r.Description + ": " + d.downloadURL(JSONLName(r.Name)) + "\n")
+		jsonl.WriteString("- `" + JSONLName(r.Name) + "` — " + r.Description + " (" + d.downloadURL(JSONLName(r.Name)) + ")\n")
 		jsonlEN.WriteString("- `" + JSONLName(r.Name) + "` — " + r.English + ": " + d.downloadURL(JSONLName(r.Name)) + "\n")
 	}
 	var apiFiles []string
@@ -531,11 +531,12 @@ SQLite ` + "`" + SQLite + "`" + ` (с первичными и внешними �
 | таблица | содержимое |
 |---|---|
 ` + ru.String() + `
-Ещё в архиве: ` + "`" + manifest.APIDir + "/`" + ` — ответы API без даты в формате JSON, байт в байт как их отдаёт сервер
-(` + strings.Join(apiFiles, ", ") + `); ` + "`datapackage.json`" + ` — описание всех файлов (Frictionless Data
+Ещё в архиве: ` + "`" + manifest.APIDir + "/`" + ` — ответы маршрутов API без даты в формате JSON, байт в байт такие, какими их отдаёт
+сервер (` + strings.Join(apiFiles, ", ") + `); ` + "`datapackage.json`" + ` — описание всех файлов (Frictionless Data
 Package 2.0: поля, типы, ключи, размеры, хеши); ` + "`CITATION.cff`" + `; ` + "`LICENSE`" + `; ` + "`SHA256SUMS`" + `.
 
-Записи маршрутов с датой — отдельные файлы JSON Lines (gzip): по записи API на строку, в порядке дат.
+Записи маршрутов с датой — отдельные файлы JSON Lines (gzip): по одной записи API на строку, в порядке дат,
+байт в байт такие, какими их отдаёт сервер.
 
 ` + jsonl.String() + `
 Ответы API по отдельным датам в архив не входят: ` + "`numerology generate`" + ` воспроизводит их байт в байт.

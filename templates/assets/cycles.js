@@ -202,7 +202,7 @@
         return { heading: "Такого дня нет", error: "Дня " + pad(d) + "." + pad(m) + " нет в календаре." };
       }
       if (!/^\d{4}$/.test(ys) || +ys < data.firstYear || +ys > data.lastYear) {
-        return { heading: "Год вне диапазона " + data.firstYear + "–" + data.lastYear, error: "Личный год считается для лет с " + data.firstYear + " по " + data.lastYear + "; укажите год из этого промежутка." };
+        return { heading: "Год вне диапазона " + data.firstYear + "–" + data.lastYear, error: "Личный год считается для годов с " + data.firstYear + " по " + data.lastYear + ": укажите год из этого промежутка." };
       }
       return { d: d, m: m, y: +ys };
     }
@@ -299,7 +299,7 @@
       if (!m) return { heading: "Не получилось прочитать дату", error: "«" + s + "» не похоже на дату. Подойдёт запись ДД.ММ.ГГГГ или ГГГГ-ММ-ДД, например 15.05.1990 или 1990-05-15." };
       var y = +m[1], mo = +m[2], d = +m[3];
       if (mo < 1 || mo > 12 || d < 1 || d > daysIn(mo, y)) return { heading: "Такой даты нет", error: "Даты " + m[3] + "." + m[2] + "." + m[1] + " нет в календаре." };
-      if (y < data.firstYear || y > data.lastYear) return { heading: "Год вне диапазона " + data.firstYear + "–" + data.lastYear, error: "Число пути рассчитывается для дат с 01.01." + data.firstYear + " по 31.12." + data.lastYear + "." };
+      if (y < data.firstYear || y > data.lastYear) return { heading: "Год вне диапазона " + data.firstYear + "–" + data.lastYear, error: "Вершины и испытания рассчитываются для дат с 01.01." + data.firstYear + " по 31.12." + data.lastYear + "." };
       return { d: d, m: mo, y: y };
     }
 
