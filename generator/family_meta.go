@@ -8,7 +8,6 @@ import (
 	"github.com/opennumerology/numerology/generator/cards"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/openapi"
-	"github.com/opennumerology/numerology/generator/pack"
 	"github.com/opennumerology/numerology/generator/rules"
 	"github.com/opennumerology/numerology/internal/contract"
 )
@@ -124,7 +123,8 @@ const DatasetBaseName = contract.DatasetName + "-" + manifest.APIVersion
 // linked even from a tree generated without them: pack adds them to its downloads/.
 func Downloads() []Download {
 	dir := "/" + manifest.DownloadsDir + "/"
-	zip := DatasetBaseName + pack.Zip
+	zip := DatasetBaseName + ".zip" // pack.Zip: pack's tests import this package, so not imported
+
 	out := []Download{{dir + zip, zip, "zip",
 		"все таблицы в CSV и Parquet, база SQLite, тексты маршрутов без даты, описание набора (datapackage.json), CITATION.cff и SHA256SUMS",
 		"every table as CSV and Parquet, one SQLite database of them all, the routes without a date as JSON, datapackage.json, CITATION.cff and SHA256SUMS"}}
@@ -132,7 +132,7 @@ func Downloads() []Download {
 		if r.Packed == nil {
 			continue
 		}
-		name := pack.JSONLName(r.Name)
+		name := r.Name + ".jsonl.gz" // pack.JSONLName (cmd/numerology's TestPackAndVerifyArchive holds them equal)
 		out = append(out, Download{dir + name, name, "jsonl.gz",
 			"все записи маршрута " + strings.TrimPrefix(r.Pattern, manifest.APIPrefix) + " в формате JSON Lines, по одной на строку, в порядке дат",
 			"every record of " + strings.TrimPrefix(r.Pattern, manifest.APIPrefix) + " as JSON Lines, the API's bytes, one a line, in date order"})

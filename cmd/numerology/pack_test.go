@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/opennumerology/numerology/generator"
 )
 
 // TestPackAndVerifyArchive runs pack and verify as a user would, on a copy of the shared
@@ -28,6 +30,13 @@ func TestPackAndVerifyArchive(t *testing.T) {
 	}
 	if code, stdout, errOut := run(t, "verify", "--dir", out); code != 0 {
 		t.Fatalf("verify --dir after pack: exit %d: %s%s", code, stdout, errOut)
+	}
+	// Every download the site links (index.json, the home page, llms.txt) is one pack
+	// published into the tree.
+	for _, d := range generator.Downloads() {
+		if _, err := os.Stat(filepath.Join(out, filepath.FromSlash(strings.TrimPrefix(d.Path, "/")))); err != nil {
+			t.Errorf("the site links %s, which pack did not publish: %v", d.Path, err)
+		}
 	}
 	tests := []struct {
 		name     string
