@@ -513,7 +513,19 @@ func lifePathDateTables() []Table {
 		PrimaryKey:  []string{"date"},
 		ForeignKeys: []table.ForeignKey{{Column: "number", Table: "life_path", TableColumn: "number"}},
 	}, func(t *table.Table, vals []int, body []byte) error {
-		var r LifePathDateRecord
+		// Only the numbers: the readings, the embedded list item and the attribution of
+		// each of the 73,414 records are not decoded.
+		var r struct {
+			Input     DateInput `json:"input"`
+			Number    int       `json:"number"`
+			Pinnacles [4]struct {
+				Number int  `json:"number"`
+				ToAge  *int `json:"to_age"`
+			} `json:"pinnacles"`
+			Challenges [4]struct {
+				Number int `json:"number"`
+			} `json:"challenges"`
+		}
 		if err := json.Unmarshal(body, &r); err != nil {
 			return fmt.Errorf("not a life path record of a date: %w", err)
 		}
