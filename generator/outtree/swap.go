@@ -163,6 +163,14 @@ func recoverSwap(out string, force bool) (restored bool, lost []string, err erro
 			continue // a link or a file of that name is not generate's
 		}
 		p := filepath.Join(parent, e.Name())
+		if emptyTemp(out, e.Name()) && staleTemp(p) {
+			// A run killed between making its folder and marking it: rmdir removes a
+			// folder only while it is empty, so this loses nothing whoever made it.
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) && emptyTemp(out, e.Name()) {
+				return restored, lost, fmt.Errorf("remove the stale temporary folder %s: %w", p, err)
+			}
+			continue
+		}
 		if !leftoverOwned(p, force) || !staleTemp(p) {
 			continue // not provably generate's, or another run is writing it
 		}
@@ -171,6 +179,27 @@ func recoverSwap(out string, force bool) (restored bool, lost []string, err erro
 		}
 	}
 	return restored, lost, nil
+}
+
+// emptyTemp reports whether name, beside out, is named as os.MkdirTemp names a run's
+// temporary folder (the prefix and a decimal number) and is an empty directory: what a run
+// killed in the instant between making its folder and writing the marker into it leaves.
+func emptyTemp(out, name string) bool {
+	n := strings.TrimPrefix(name, tmpPrefix(out))
+	if n == name || n == "" || strings.Trim(n, "0123456789") != "" {
+		return false
+	}
+	f, err := os.Open(filepath.Join(filepath.Dir(out), name))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	_, err = f.Readdirnames(1)
+	return errors.Is(err, io.EOF)
 }
 
 // leftoverOwned reports whether dir is a directory a run left that recovery may move or

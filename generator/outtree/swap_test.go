@@ -377,6 +377,17 @@ func TestRecoversKilledRuns(t *testing.T) {
 			want: "old",
 		},
 		{
+			// Killed in the instant between os.MkdirTemp and the marker: an empty folder.
+			name: "killed before marking its temporary folder",
+			setup: func(t *testing.T, dir, out string) {
+				miniTree(t, out)
+				if err := os.Mkdir(filepath.Join(dir, ".out.tmp-3128956474"), 0o700); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want: "new",
+		},
+		{
 			name: "killed while removing, manifest already gone",
 			setup: func(t *testing.T, dir, out string) {
 				miniTree(t, out)
