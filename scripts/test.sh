@@ -11,8 +11,9 @@
 #               generator/openapitest
 #   pages       Chromium, Java and the Nu Html Checker, then (once the tree is made)
 #               templates/browsertest
-#   mcp         the MCP test tools' npm packages, then (once the worker's are in) edge/mcptest:
-#               the official SDK clients and conformance suite against both edges
+#   mcp         the MCP test tools' npm packages, then (once the worker's are in and the tree
+#               is made) edge/mcptest: the official SDK clients and conformance suite against
+#               both edges, and every record of the tree through the TypeScript SDK's validator
 #   main        once the tree and the worker's packages are in: every other package, with
 #               10 s of fuzzing the content loader beside it
 #
@@ -100,14 +101,14 @@ start wranglerdev sh -c 'scripts/test-tools.sh edge/worker && touch "$0" && "$@"
 	"$logs/worker-tools.ok" "${gotest[@]}" "$wranglerdev"
 start check "${later[@]}" "$make" --no-print-directory check
 # mcp_job installs edge/mcptest's npm project, then tests it once the worker's packages
-# (whose Node runs the worker beside serve) are in.
+# (whose Node runs the worker beside serve) are in and the full tree is made.
 mcp_job() {
 	"${later[@]}" scripts/test-tools.sh edge/mcptest || return 1
 	until [ -f "$logs/worker-tools.ok" ]; do
 		[ ! -f "$logs/wranglerdev.end" ] || { echo "not run: the worker's npm packages failed"; return 1; }
 		sleep 0.2
 	done
-	"${gotest[@]}" ./edge/mcptest
+	after tree && "${gotest[@]}" ./edge/mcptest
 }
 start mcp mcp_job
 start clients tools_then_test generator/openapitest/clients ./generator/openapitest

@@ -174,3 +174,54 @@ func testConformanceSuite(t *testing.T, urls map[string]string) {
 		}
 	}
 }
+
+// TestRecordsValidate: every record of the full tree validates against its tool's
+// outputSchema with the TypeScript SDK's own validator (records.mjs: Ajv, JSON Schema
+// 2020-12, formats asserted), as its clients check structuredContent; one changed value in a
+// copy of a tree fails it, naming the tool, the file and the line.
+func TestRecordsValidate(t *testing.T) {
+	requireTools(t)
+	t.Run("full range", func(t *testing.T) {
+		t.Parallel()
+		dir := generatortest.FullTree(t)
+		out, err := exec.Command(node, "records.mjs", dir).CombinedOutput()
+		if err != nil {
+			t.Fatalf("records.mjs: %v\n%s", err, out)
+		}
+		// Every date of 1900–2100 for each date route (73,414 dates; the personal year's
+		// birthdays of a leap year in 201 target years), every value for the others.
+		for _, want := range []string{"get_matrix 73414 records", "get_chart 73414 records", "get_square 73414 records",
+			"get_life_path_of_date 73414 records", "get_personal_year 73566 records", "get_compatibility 78 records"} {
+			if !strings.Contains(string(out), want+"\n") {
+				t.Errorf("records.mjs did not say %q:\n%s", want, out)
+			}
+		}
+	})
+	t.Run("a changed value fails", func(t *testing.T) {
+		t.Parallel()
+		src := generatortest.Tree(t, 2000)
+		dir := filepath.Join(t.TempDir(), "out")
+		const month = "api/public/matrix-months/2000/3.jsonl"
+		if err := generatortest.LinkTree(src, dir, func(rel string) bool { return rel == month }); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, filepath.FromSlash(month))
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The third record's first "arcana" becomes 23, no arcanum.
+		lines := strings.SplitAfter(string(b), "\n")
+		i := strings.Index(lines[2], `"arcana":`)
+		if i < 0 {
+			t.Fatalf("%s line 3 has no arcanum: %.200s", month, lines[2])
+		}
+		j := i + len(`"arcana":`) + strings.IndexAny(lines[2][i+len(`"arcana":`):], ",}")
+		lines[2] = lines[2][:i] + `"arcana":23` + lines[2][j:]
+		generatortest.ReplaceFile(t, p, []byte(strings.Join(lines, "")))
+		out, err := exec.Command(node, "records.mjs", dir).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "get_matrix: "+month+" line 3: ") {
+			t.Errorf("records.mjs on a tree with an arcanum 23: %v, want exit 1 naming %s line 3:\n%s", err, month, out)
+		}
+	})
+}
