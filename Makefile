@@ -12,7 +12,7 @@ export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
 CONTENT_FILES  := $(shell find content templates -type f 2>/dev/null)
 GO_FILES       := $(shell find . -name '*.go' -not -path './edge/worker/node_modules/*' 2>/dev/null)
 
-.PHONY: all build run generate verify test test-scale test-tree test-tools check bench bench-generate bench-serve bench-worker bench-pack bench-deploy clean
+.PHONY: all build run generate verify test test-scale test-tree test-tools check bench bench-generate bench-serve bench-worker bench-pack bench-deploy bench-lighthouse clean
 
 all: build
 
@@ -75,7 +75,7 @@ check:
 	$(GO) test -count=1 -run '^(TestCompatibilityRepetition|TestRepetitionCounts)$$' ./content
 
 ## bench: every benchmark (each prints ratios against its baseline)
-bench: bench-generate bench-serve bench-worker bench-pack bench-deploy
+bench: bench-generate bench-serve bench-worker bench-pack bench-deploy bench-lighthouse
 
 # The ten-route benchmark's binary: the build's date routes and synthetic ones, ten in all
 # (generator/family_synthetic*.go, the tag "synthetic"); never deployed.
@@ -96,6 +96,11 @@ bench-pack: $(BIN)
 
 bench-deploy: $(BIN)
 	scripts/bench-deploy.sh $(BIN)
+
+# Lighthouse's performance score of the chart's and the personal year's pages (mobile preset,
+# CPU slowdown calibrated to the host), LIGHTHOUSE_ROUNDS rounds (5): median, lowest, highest.
+bench-lighthouse: test-tools
+	NUMEROLOGY_TEST_NO_SKIP=1 $(GO) test -count=1 -run '^$$' -bench '^BenchmarkLighthouse$$' -benchtime 1x -timeout 60m ./templates/browsertest
 
 clean:
 	rm -rf bin dist .cache

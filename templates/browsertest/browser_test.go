@@ -314,7 +314,7 @@ func loadContent(t *testing.T) *content.Content {
 
 // serveTree serves a tree with the local edge server on 127.0.0.1:0; rateLimit 0 turns the
 // limit off. calls, when set, counts the requests to the matrix API.
-func serveTree(t *testing.T, dir string, rateLimit int, calls *atomic.Int64) *httptest.Server {
+func serveTree(t testing.TB, dir string, rateLimit int, calls *atomic.Int64) *httptest.Server {
 	t.Helper()
 	h := servertest.TreeHandler(t, dir, rateLimit)
 	var handler http.Handler = h
