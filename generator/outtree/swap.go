@@ -163,10 +163,12 @@ func recoverSwap(out string, force bool) (restored bool, lost []string, err erro
 			continue // a link or a file of that name is not generate's
 		}
 		p := filepath.Join(parent, e.Name())
-		if emptyTemp(out, e.Name()) && staleTemp(p) {
-			// A run killed between making its folder and marking it: rmdir removes a
-			// folder only while it is empty, so this loses nothing whoever made it.
-			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) && emptyTemp(out, e.Name()) {
+		if unmarkedTemp(out, e.Name()) && staleTemp(p) {
+			// A run killed between making its folder and marking it: it holds nothing, or
+			// a part of the marker's fixed text and nothing else. The partial marker goes
+			// first, then the folder, which rmdir removes only while it is empty: nothing
+			// but generate's own bytes is lost, whoever made the folder.
+			if err := removeUnmarked(p); err != nil {
 				return restored, lost, fmt.Errorf("remove the stale temporary folder %s: %w", p, err)
 			}
 			continue
@@ -181,25 +183,60 @@ func recoverSwap(out string, force bool) (restored bool, lost []string, err erro
 	return restored, lost, nil
 }
 
-// emptyTemp reports whether name, beside out, is named as os.MkdirTemp names a run's
-// temporary folder (the prefix and a decimal number) and is an empty directory: what a run
-// killed in the instant between making its folder and writing the marker into it leaves.
-func emptyTemp(out, name string) bool {
+// unmarkedTemp reports whether name, beside out, is named as os.MkdirTemp names a run's
+// temporary folder (the prefix and a decimal number) and is a directory that holds nothing,
+// or only a partial marker (partialMarker): what a run killed in the instant between
+// making its folder and finishing the marker leaves.
+func unmarkedTemp(out, name string) bool {
 	n := strings.TrimPrefix(name, tmpPrefix(out))
 	if n == name || n == "" || strings.Trim(n, "0123456789") != "" {
 		return false
 	}
-	f, err := os.Open(filepath.Join(filepath.Dir(out), name))
+	dir := filepath.Join(filepath.Dir(out), name)
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	f, err := os.Open(dir)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.IsDir() {
+	names, err := f.Readdirnames(2)
+	if err != nil && !errors.Is(err, io.EOF) {
 		return false
 	}
-	_, err = f.Readdirnames(1)
-	return errors.Is(err, io.EOF)
+	return len(names) == 0 || len(names) == 1 && names[0] == markerName && partialMarker(dir)
+}
+
+// partialMarker reports whether dir's marker file is a regular file holding a proper prefix
+// of markerBody (none of it included): the marker of a run killed while writing it.
+func partialMarker(dir string) bool {
+	p := filepath.Join(dir, markerName)
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() >= int64(len(markerBody)) {
+		return false
+	}
+	b, err := os.ReadFile(p)
+	return err == nil && bytes.HasPrefix(markerBody, b)
+}
+
+// removeUnmarked removes a folder unmarkedTemp found: its partial marker, if it is still
+// one, then the folder, which the file system removes only while it is empty (a folder
+// that filled in between stays).
+func removeUnmarked(dir string) error {
+	if partialMarker(dir) {
+		if err := os.Remove(filepath.Join(dir, markerName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	if err := os.Remove(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if entries, rerr := os.ReadDir(dir); rerr == nil && len(entries) > 0 {
+			return nil // not empty after all: not ours to remove
+		}
+		return err
+	}
+	return nil
 }
 
 // leftoverOwned reports whether dir is a directory a run left that recovery may move or

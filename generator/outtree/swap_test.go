@@ -2,6 +2,7 @@ package outtree
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -388,6 +389,15 @@ func TestRecoversKilledRuns(t *testing.T) {
 			want: "new",
 		},
 		{
+			// Killed while writing the marker: a part of its text, nothing else.
+			name: "killed while marking its temporary folder",
+			setup: func(t *testing.T, dir, out string) {
+				miniTree(t, out)
+				writeFiles(t, filepath.Join(dir, ".out.tmp-3504615639"), map[string]string{markerName: string(markerBody[:14])})
+			},
+			want: "new",
+		},
+		{
 			name: "killed while removing, manifest already gone",
 			setup: func(t *testing.T, dir, out string) {
 				miniTree(t, out)
@@ -608,4 +618,49 @@ func refusal(err error) *RefusedError {
 		return r
 	}
 	return nil
+}
+
+// TestUnmarkedTempIsOnlyAKilledRunsFolder: of the folders named like a run's temporary
+// folder and not marked, recovery removes only one that holds nothing or a part of the
+// marker's text; a user's file, a marker-named file with other bytes, a longer name or a
+// link stay.
+func TestUnmarkedTempIsOnlyAKilledRunsFolder(t *testing.T) {
+	tests := []struct {
+		name    string
+		files   map[string]string // in the folder
+		removed bool
+	}{
+		{".out.tmp-1", nil, true},
+		{".out.tmp-2", map[string]string{markerName: ""}, true},
+		{".out.tmp-3", map[string]string{markerName: string(markerBody[:len(markerBody)-1])}, true},
+		{".out.tmp-4", map[string]string{markerName: "numerology generate: mine"}, false},
+		{".out.tmp-5", map[string]string{"a.txt": "a"}, false},
+		{".out.tmp-6", map[string]string{markerName: "", "a.txt": "a"}, false},
+		{".out.tmp-x7", nil, false},
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	miniTree(t, out)
+	for _, tt := range tests {
+		p := filepath.Join(dir, tt.name)
+		if err := os.Mkdir(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFiles(t, p, tt.files)
+	}
+	if err := os.Symlink(filepath.Join(dir, ".out.tmp-1"), filepath.Join(dir, ".out.tmp-8")); err != nil {
+		t.Fatal(err)
+	}
+	if err := stopEarly(out, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		_, err := os.Lstat(filepath.Join(dir, tt.name))
+		if gone := errors.Is(err, fs.ErrNotExist); gone != tt.removed {
+			t.Errorf("%s holding %v: removed %v, want %v", tt.name, tt.files, gone, tt.removed)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(dir, ".out.tmp-8")); err != nil {
+		t.Errorf("the link .out.tmp-8: %v, want it left", err)
+	}
 }
