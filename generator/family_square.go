@@ -15,6 +15,7 @@ import (
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/pack/table"
 	"github.com/opennumerology/numerology/generator/rules"
+	"github.com/opennumerology/numerology/internal/calendar"
 )
 
 // squareFamily is the route family of the Pythagoras square (docs/design.md §14): its texts, and the square of a date.
@@ -331,7 +332,7 @@ var squareRanges = sync.OnceValue(func() squareRange {
 	}
 	for y := rules.FirstYear; y <= rules.LastYear; y++ {
 		for m := 1; m <= 12; m++ {
-			for d := 1; d <= rules.DaysIn(m, y); d++ {
+			for d := 1; d <= calendar.DaysIn(m, y); d++ {
 				sq := rules.ComputeSquare(d, m, y)
 				for i, w := range sq.Working {
 					r.working[i] = [2]int{min(r.working[i][0], w), max(r.working[i][1], w)}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/rules"
+	"github.com/opennumerology/numerology/internal/calendar"
 )
 
 // TestPackedMonths: every packed month file is its per-date files concatenated in day
@@ -41,7 +42,7 @@ func TestPackedMonths(t *testing.T) {
 				t.Fatal(err)
 			}
 			var want []byte
-			for d := 1; d <= rules.DaysIn(mo, y); d++ {
+			for d := 1; d <= calendar.DaysIn(mo, y); d++ {
 				b, err := os.ReadFile(filepath.Join(out, manifest.MatrixFile(d, mo, y)))
 				if err != nil {
 					t.Fatal(err)
@@ -51,8 +52,8 @@ func TestPackedMonths(t *testing.T) {
 			if !bytes.Equal(got, want) {
 				t.Errorf("%s is not the per-date files of %d.%d concatenated", rel, mo, y)
 			}
-			if n := bytes.Count(got, []byte("\n")); n != rules.DaysIn(mo, y) {
-				t.Errorf("%s has %d lines, want %d", rel, n, rules.DaysIn(mo, y))
+			if n := bytes.Count(got, []byte("\n")); n != calendar.DaysIn(mo, y) {
+				t.Errorf("%s has %d lines, want %d", rel, n, calendar.DaysIn(mo, y))
 			}
 			sum := sha256.Sum256(got)
 			if f, ok, err := m.Lookup(out, rel); !ok || err != nil || f.Size != int64(len(got)) || f.SHA256 != hex.EncodeToString(sum[:]) {
