@@ -119,10 +119,10 @@ func TestCheck(t *testing.T) {
 		{name: "a route file ignored in any case", extra: "**/LIFE-PATH/7.JSON\n",
 			first: `api/public/life-path/7.json is left out by .assetsignore:LINE: "**/LIFE-PATH/7.JSON"`, count: 1},
 		{name: "a shard unlisted", change: func(m *manifest.Manifest) {
-			m.Shards = slices.DeleteFunc(m.Shards, func(f manifest.File) bool { return f.Path == manifest.ShardPath(manifest.RouteMatrix, 2000) })
+			m.Shards = slices.DeleteFunc(m.Shards, func(f manifest.File) bool { return f.Path == manifest.ShardPath(generator.RouteMatrix, 2000) })
 		}, first: "api/public/matrix-months/2000/1.jsonl is not in the tree's manifest", count: 12},
 		{name: "a root file unlisted", change: func(m *manifest.Manifest) {
-			m.Files = slices.DeleteFunc(m.Files, func(f manifest.File) bool { return f.Path == manifest.LifePathFile(7) })
+			m.Files = slices.DeleteFunc(m.Files, func(f manifest.File) bool { return f.Path == generatortest.File(generator.RouteLifePath, 7) })
 		}, first: "api/public/life-path/7.json is not in the tree's manifest", count: 1},
 		{name: "an error body missing", change: func(m *manifest.Manifest) {
 			e := m.Edge.Errors[manifest.ErrTooManyRequests]
@@ -131,7 +131,7 @@ func TestCheck(t *testing.T) {
 		}, first: "api/public/edge.json has no body for the error too_many_requests, which the worker answers", count: 1},
 		{name: "an unknown parameter type", change: func(m *manifest.Manifest) {
 			for i := range m.Edge.Routes {
-				if m.Edge.Routes[i].Name == manifest.RouteLifePath {
+				if m.Edge.Routes[i].Name == generator.RouteLifePath {
 					m.Edge.Routes[i].Params[0].Type = "zodiac"
 				}
 			}
