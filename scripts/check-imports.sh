@@ -24,11 +24,13 @@ if [ -n "$bad" ]; then
 	echo "content imports the generator: $bad" >&2
 	exit 1
 fi
-# internal/ holds leaves the edges and the generator share: it imports nothing of the edges,
-# test files included (the helpers that start a server live in edge/server/servertest).
-bad=$(go list -test -deps ./internal/... | grep -E '^github\.com/opennumerology/numerology/edge/' || true)
+# internal/ holds leaves the edges and the generator share: it imports nothing of the project
+# outside internal/, test files included (issue 26: the helpers that start a server live in
+# edge/server/servertest, the tests that need a generated tree in the generator's packages,
+# and what assetsignore checks, the files the worker reads, is handed to it by its callers).
+bad=$(go list -test -deps ./internal/... | grep -E '^github\.com/opennumerology/numerology/' | grep -vE '^github\.com/opennumerology/numerology/internal/' || true)
 if [ -n "$bad" ]; then
-	echo "internal/ imports the edges: $bad" >&2
+	echo "internal/ imports the project outside internal/ (the generator, the edges, content): $bad" >&2
 	exit 1
 fi
 # pack knows no route by name (issue 26): it imports nothing of the generator but the
@@ -47,13 +49,27 @@ if [ -n "$bad" ]; then
 	exit 1
 fi
 # No package imports its parent (issue 26): a parent is built from its children, not the
-# other way round. Test helper packages (…test, as net/http/httptest) are the exception;
-# generator/pack is the one left, until its rework (issue 31) takes the import away.
+# other way round. Test helper packages (…test, as net/http/httptest imports net/http) are
+# the exception: generatortest generates trees, servertest starts a server.
 bad=$(go list -f '{{.ImportPath}} {{join .Imports " "}}' ./... | awk '
 	{ p = $1; parent = p; sub(/\/[^\/]+$/, "", parent)
-	  if (p ~ /test$/ || p == "github.com/opennumerology/numerology/generator/pack") next
+	  if (p ~ /test$/) next
 	  for (i = 2; i <= NF; i++) if ($i == parent) print p " imports " parent }')
 if [ -n "$bad" ]; then
 	echo "a package imports its parent: $bad" >&2
+	exit 1
+fi
+# The tree's format knows no route (issue 26, docs/design.md §12): generator/manifest
+# depends on nothing of the project but internal/, and neither it nor pack holds a route's
+# name or a literal part of its paths (scripts/routeliterals -format reads their string
+# literals); the routes are rows of the table, each in its family's file.
+bad=$(go list -deps ./generator/manifest/ | grep -E '^github\.com/opennumerology/numerology/' | grep -vxE 'github\.com/opennumerology/numerology/(generator/manifest|internal/[a-z]+)' || true)
+if [ -n "$bad" ]; then
+	echo "generator/manifest imports the project beyond internal/: $bad" >&2
+	exit 1
+fi
+if ! bad=$(go run ./scripts/routeliterals -format generator/manifest generator/pack generator/pack/table); then
+	echo "the tree's format or pack names a route (take it from the route table the manifest carries):" >&2
+	echo "$bad" >&2
 	exit 1
 fi

@@ -167,7 +167,7 @@ type EdgeErrors struct {
 // each param a numeric segment (1–9 ASCII digits, leading zeros allowed); Params type
 // them, and File receives them in canonical form.
 type Route struct {
-	Name    string `json:"name"`    // RouteMatrix, …
+	Name    string `json:"name"`    // "matrix", …: its family names it (generator.RouteMatrix)
 	Pattern string `json:"pattern"` // "/api/public/matrix/{day}/{month}/{year}"
 	// Params are the types of the pattern's parameters, in order; each takes as many
 	// parameters as its Arity. Empty for a route without parameters.
