@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The generator is pure: it never imports net/http or the Cloudflare client (docs/design.md §12).
+# The import rules of docs/design.md §12, each failing make check with what breaks it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The generator is pure: it never imports net/http or the Cloudflare client.
 # The project's own packages import neither; the Cloudflare client is not reached even through
 # a library. net/http is checked in the project's packages only: the Parquet writer's brotli
 # codec carries an HTTP handler helper of its own, which pack never calls.
@@ -15,6 +16,13 @@ fi
 bad=$(go list -f '{{join .Imports "\n"}}' ./internal/contract | grep -E '^github\.com/opennumerology/' || true)
 if [ -n "$bad" ]; then
 	echo "internal/contract imports the project: $bad" >&2
+	exit 1
+fi
+# The rules are pure and small: generator/rules imports nothing of the project but internal/
+# (the calendar, docs/design.md §2).
+bad=$(go list -deps ./generator/rules/ | grep -E '^github\.com/opennumerology/numerology/' | grep -vxE 'github\.com/opennumerology/numerology/(generator/rules|internal/[a-z]+)' || true)
+if [ -n "$bad" ]; then
+	echo "generator/rules imports the project beyond internal/: $bad" >&2
 	exit 1
 fi
 # Content is loaded, the rules decide: content imports nothing of the generator; the
