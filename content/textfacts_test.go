@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/opennumerology/numerology/generator/rules"
+	"github.com/opennumerology/numerology/internal/calendar"
 )
 
 // differenceRe finds a text saying that the two paths, their rhythm or their values
@@ -92,7 +93,7 @@ func TestSquareCenturyClaims(t *testing.T) {
 	emptyOne, emptyNine := 0, 0
 	for y := rules.FirstYear; y <= rules.LastYear; y++ {
 		for m := 1; m <= 12; m++ {
-			for d := 1; d <= rules.DaysIn(m, y); d++ {
+			for d := 1; d <= calendar.DaysIn(m, y); d++ {
 				sq := rules.ComputeSquare(d, m, y)
 				if sq.Counts[0] == 0 {
 					emptyOne++

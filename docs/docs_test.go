@@ -17,6 +17,7 @@ import (
 
 	"github.com/opennumerology/numerology/edge/cloudflare"
 	"github.com/opennumerology/numerology/edge/worker"
+	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/internal/humanize"
@@ -168,12 +169,12 @@ func TestSquareRecordFigure(t *testing.T) {
 	_, m := fullPlan(t)
 	var route *manifest.Route
 	for i := range m.Edge.Routes {
-		if m.Edge.Routes[i].Name == manifest.RouteSquare {
+		if m.Edge.Routes[i].Name == generator.RouteSquare {
 			route = &m.Edge.Routes[i]
 		}
 	}
 	if route == nil {
-		t.Fatalf("the tree has no %s route", manifest.RouteSquare)
+		t.Fatalf("the tree has no %s route", generator.RouteSquare)
 	}
 	whole, err := manifest.LoadFull(generatortest.FullTree(t)) // the square's files are in the shards
 	if err != nil {

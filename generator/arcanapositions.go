@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/opennumerology/numerology/generator/rules"
+	"github.com/opennumerology/numerology/internal/calendar"
 )
 
 // numArcana is the number of the major arcana, numbered 1–22 (rules.ArcanaNumbers).
@@ -18,7 +19,7 @@ const numArcana = 22
 var arcanumPositionSets = sync.OnceValue(func() (sets [numArcana + 1][rules.NumPositions]bool) {
 	for y := rules.FirstYear; y <= rules.LastYear; y++ {
 		for m := 1; m <= 12; m++ {
-			for d := 1; d <= rules.DaysIn(m, y); d++ {
+			for d := 1; d <= calendar.DaysIn(m, y); d++ {
 				for p, a := range rules.ComputeMatrix(d, m, y) {
 					sets[a][p] = true
 				}

@@ -19,7 +19,6 @@ import (
 	json "github.com/goccy/go-json"
 
 	"github.com/opennumerology/numerology/content"
-	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/rules"
 )
 
@@ -673,7 +672,7 @@ func TestChartRecordAgreesWithMatrix(t *testing.T) {
 	var mb, cb []byte
 	for _, in := range testDates(t) {
 		v := []int{in.Day, in.Month, in.Year}
-		if mb, err = encs[manifest.RouteMatrix](mb[:0], v); err != nil {
+		if mb, err = encs[RouteMatrix](mb[:0], v); err != nil {
 			t.Fatal(err)
 		}
 		if cb, err = encs[RouteChart](cb[:0], v); err != nil {

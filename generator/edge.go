@@ -105,24 +105,24 @@ func (s *Site) errorSpecs() []errorSpec {
 		{manifest.ErrInvalidDate, dir + "invalid-date.json", ErrorBody{
 			Error: "Invalid date", Status: 400,
 			Message: fmt.Sprintf("Дата не распознана. Укажите существующую дату с 01.01.%d по 31.12.%d тремя числами: {день}/{месяц}/{год}, например %s или %s.",
-				rules.FirstYear, rules.LastYear, s.SiteURL+RoutePath(manifest.RouteMatrix, 15, 5, 1990), s.SiteURL+RoutePath(manifest.RouteLifePathDate, 15, 5, 1990)),
+				rules.FirstYear, rules.LastYear, s.SiteURL+RoutePath(RouteMatrix, 15, 5, 1990), s.SiteURL+RoutePath(RouteLifePathDate, 15, 5, 1990)),
 		}, "InvalidDate", fmt.Sprintf("Несуществующая дата, год вне %d–%d или неверный формат адреса", rules.FirstYear, rules.LastYear),
 			fmt.Sprintf("такой даты нет в календаре, год вне диапазона %d–%d или адрес с датой в неверном формате", rules.FirstYear, rules.LastYear)},
 		{manifest.ErrNumberNotFound, dir + "number-not-found.json", ErrorBody{
 			Error: "Number not found", Status: 404,
-			Message:      "Такого числа жизненного пути нет. Есть числа от 1 до 9 и мастер-числа 11, 22 и 33; полный список — " + s.SiteURL + RoutePath(manifest.RouteLifePathList) + ".",
+			Message:      "Такого числа жизненного пути нет. Есть числа от 1 до 9 и мастер-числа 11, 22 и 33; полный список — " + s.SiteURL + RoutePath(RouteLifePathList) + ".",
 			ValidNumbers: rules.LifePathNumbers,
 		}, "NumberNotFound", "Такого числа жизненного пути нет",
 			"такого числа жизненного пути нет; в ответе есть список valid_numbers"},
 		{manifest.ErrArcanaNotFound, dir + "arcana-not-found.json", ErrorBody{
 			Error: "Arcana not found", Status: 404,
-			Message:      "Такого старшего аркана нет. Старшие арканы пронумерованы от 1 до 22; их список — " + s.SiteURL + RoutePath(manifest.RouteArcanaList) + ".",
+			Message:      "Такого старшего аркана нет. Старшие арканы пронумерованы от 1 до 22; их список — " + s.SiteURL + RoutePath(RouteArcanaList) + ".",
 			ValidNumbers: rules.ArcanaNumbers,
 		}, "ArcanaNotFound", "Такого старшего аркана нет",
 			"такого старшего аркана нет; в ответе есть список valid_numbers"},
 		{manifest.ErrNotFound, dir + "not-found.json", ErrorBody{
 			Error: "Not found", Status: 404,
-			Message: "Такого адреса в API нет. Список маршрутов — " + s.APIBase + ", описание OpenAPI — " + s.SiteURL + RoutePath(manifest.RouteOpenAPI) + ".",
+			Message: "Такого адреса в API нет. Список маршрутов — " + s.APIBase + ", описание OpenAPI — " + s.SiteURL + RoutePath(RouteOpenAPI) + ".",
 		}, "NotFound", "Такого адреса в API нет",
 			"такого адреса в API нет: путь начинается с " + manifest.APIPrefix + ", но не ведёт ни к одному маршруту"},
 		{manifest.ErrMethodNotAllowed, dir + "method-not-allowed.json", ErrorBody{

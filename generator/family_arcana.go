@@ -14,12 +14,18 @@ import (
 	"github.com/opennumerology/numerology/generator/rules"
 )
 
+// The route names of the 22 major arcana: the list, and one arcanum.
+const (
+	RouteArcanaList = "arcana-list"
+	RouteArcana     = "arcana"
+)
+
 // arcanaFamily is the route family of the 22 major arcana: the list and one arcanum.
 func arcanaFamily() []routeUnit {
 	p := manifest.APIPrefix
 	return []routeUnit{{
 		row: manifest.Route{
-			Name: manifest.RouteArcanaList, Pattern: p + "/arcana", File: "api/public/arcana.json",
+			Name: RouteArcanaList, Pattern: p + "/arcana", File: "api/public/arcana.json",
 			Summary:     "Все 22 старших аркана, кратко",
 			Description: "22 старших аркана матрицы судьбы, кратко: номер, название, ключевое слово и эмодзи",
 			English:     "the 22 major arcana of the destiny matrix, briefly",
@@ -42,7 +48,7 @@ func arcanaFamily() []routeUnit {
 		},
 	}, {
 		row: manifest.Route{
-			Name: manifest.RouteArcana, Pattern: p + "/arcana/{number}", File: "api/public/arcana/{number}.json",
+			Name: RouteArcana, Pattern: p + "/arcana/{number}", File: "api/public/arcana/{number}.json",
 			Params: []manifest.ParamType{{Type: manifest.ParamNumber, Numbers: rules.ArcanaNumbers}}, Error: manifest.ErrArcanaNotFound,
 			Summary:     "Один старший аркан целиком",
 			Description: "Один старший аркан целиком, 1–22: название, ключевое слово, эмодзи и описание",
@@ -90,7 +96,7 @@ func (p *pageRenderer) arcanaListPage() page {
 		description: "Двадцать два старших аркана матрицы судьбы: номер, название, ключевое слово и значение.",
 		fill: func(d *pageData) error {
 			d.Page = &arcanaDoc{ArcanaList: p.s.ArcanaList()}
-			d.APIPath = RoutePath(manifest.RouteArcanaList)
+			d.APIPath = RoutePath(RouteArcanaList)
 			return nil
 		}}
 }
@@ -119,7 +125,7 @@ func (p *pageRenderer) arcanaPages() []page {
 			fill: func(d *pageData) error {
 				rec := s.ArcanaRecord(a)
 				doc := &arcanaDoc{ArcanaRecord: &rec, ArcanumPlaces: p.arcanumPlaces(a.Number)}
-				d.APIPath = RoutePath(manifest.RouteArcana, a.Number)
+				d.APIPath = RoutePath(RouteArcana, a.Number)
 				if i > 0 {
 					doc.PrevArcanum = &list[i-1]
 				}
@@ -178,7 +184,7 @@ func (s *Site) ArcanaList() ArcanaList {
 	}
 	for _, a := range s.Content.Arcana {
 		l.Arcana = append(l.Arcana, ArcanaItem{a.Number, a.Name, a.Keyword, a.Emoji,
-			s.SiteURL + RoutePath(manifest.RouteArcana, a.Number), s.ArcanaSourceURL(a.Number)})
+			s.SiteURL + RoutePath(RouteArcana, a.Number), s.ArcanaSourceURL(a.Number)})
 	}
 	return l
 }
@@ -200,7 +206,7 @@ func arcanaTables() []Table {
 	return []Table{{&table.Table{
 		Name:        "arcana",
 		Title:       "The 22 arcana",
-		Description: "Number, Russian name, keyword, emoji and description of each major arcanum, as in " + route(manifest.RouteArcana).File + "; the matrix records name them by number.",
+		Description: "Number, Russian name, keyword, emoji and description of each major arcanum, as in " + route(RouteArcana).File + "; the matrix records name them by number.",
 		Russian:     "старшие арканы: номер, название, ключевое слово, эмодзи, описание",
 		Columns: []table.Column{
 			{Name: "number", Type: table.Integer, Description: "Arcanum number", Unique: true, Min: 1, Max: len(rules.ArcanaNumbers)},

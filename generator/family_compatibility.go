@@ -12,12 +12,15 @@ import (
 	"github.com/opennumerology/numerology/generator/rules"
 )
 
+// RouteCompatibility is the route name of the compatibility of two life path numbers.
+const RouteCompatibility = "compatibility"
+
 // compatibilityFamily is the route family of the compatibility of two life path numbers.
 func compatibilityFamily() []routeUnit {
 	p := manifest.APIPrefix
 	return []routeUnit{{
 		row: manifest.Route{
-			Name: manifest.RouteCompatibility, Pattern: p + "/compatibility/{a}/{b}", File: "api/public/compatibility/{a}/{b}.json",
+			Name: RouteCompatibility, Pattern: p + "/compatibility/{a}/{b}", File: "api/public/compatibility/{a}/{b}.json",
 			Params: []manifest.ParamType{{Type: manifest.ParamPair, Numbers: rules.LifePathNumbers}}, Error: manifest.ErrNumberNotFound,
 			Summary:     "Совместимость двух чисел жизненного пути",
 			Description: "Совместимость двух чисел жизненного пути (1–9, 11, 22, 33, в любом порядке): уровень словом, суть, сильные стороны, трудности и совет",
@@ -107,7 +110,7 @@ func (p *pageRenderer) compatibilityPages() []page {
 				}
 				doc.CompatGroups = append(doc.CompatGroups, g)
 			}
-			d.APIPath = RoutePath(manifest.RouteCompatibility, 3, 11)
+			d.APIPath = RoutePath(RouteCompatibility, 3, 11)
 			return nil
 		}}}
 	for _, pr := range s.Content.Compatibility.Pairs {
@@ -126,7 +129,7 @@ func (p *pageRenderer) compatibilityPages() []page {
 				}
 				doc := &compatDoc{Compat: &r}
 				d.Page = doc
-				d.APIPath = RoutePath(manifest.RouteCompatibility, a, b)
+				d.APIPath = RoutePath(RouteCompatibility, a, b)
 				for _, it := range list {
 					if it.Number == a || it.Number == b {
 						doc.CompatNumbers = append(doc.CompatNumbers, it)
@@ -190,7 +193,7 @@ func compatibilityTables() []Table {
 	pairs := &table.Table{
 		Name:        "compatibility",
 		Title:       "Compatibility of the life path numbers",
-		Description: "One row per unordered pair of life path numbers (78): the level as a word, the summary, strengths, challenges (one item a line) and advice, as in " + route(manifest.RouteCompatibility).File + ".",
+		Description: "One row per unordered pair of life path numbers (78): the level as a word, the summary, strengths, challenges (one item a line) and advice, as in " + route(RouteCompatibility).File + ".",
 		Russian:     "совместимость 78 пар чисел жизненного пути: числа, уровень, суть, сильные стороны и трудности (по пункту в строке), совет",
 		Columns: []table.Column{
 			number("a", "The smaller life path number of the pair; see life_path"),

@@ -17,12 +17,20 @@ import (
 	"github.com/opennumerology/numerology/generator/rules"
 )
 
+// The route names of the life path numbers (docs/design.md §7): the list, one number, and
+// the number of a date.
+const (
+	RouteLifePathList = "life-path-list"
+	RouteLifePath     = "life-path"
+	RouteLifePathDate = "life-path-date"
+)
+
 // lifePathFamily is the route family of the 12 life path numbers: the list, one number, and the number of a date (docs/design.md §7).
 func lifePathFamily() []routeUnit {
 	p := manifest.APIPrefix
 	return []routeUnit{{
 		row: manifest.Route{
-			Name: manifest.RouteLifePathList, Pattern: p + "/life-path", File: manifest.ListFile,
+			Name: RouteLifePathList, Pattern: p + "/life-path", File: "api/public/life-path.json",
 			Summary:     "Все 12 чисел жизненного пути, кратко",
 			Description: "Все 12 чисел жизненного пути, кратко",
 			English:     "the 12 life path numbers, briefly",
@@ -49,7 +57,7 @@ func lifePathFamily() []routeUnit {
 		},
 	}, {
 		row: manifest.Route{
-			Name: manifest.RouteLifePath, Pattern: p + "/life-path/{number}", File: "api/public/life-path/{number}.json",
+			Name: RouteLifePath, Pattern: p + "/life-path/{number}", File: "api/public/life-path/{number}.json",
 			Params: []manifest.ParamType{{Type: manifest.ParamNumber, Numbers: rules.LifePathNumbers}}, Error: manifest.ErrNumberNotFound,
 			Summary:     "Одно число жизненного пути целиком",
 			Description: "Одно число жизненного пути целиком: 1–9, 11, 22, 33",
@@ -81,7 +89,7 @@ func lifePathFamily() []routeUnit {
 		},
 	}, {
 		row: manifest.Route{
-			Name: manifest.RouteLifePathDate, Pattern: p + "/life-path/{day}/{month}/{year}", File: "api/public/life-path/{day}/{month}/{year}.json",
+			Name: RouteLifePathDate, Pattern: p + "/life-path/{day}/{month}/{year}", File: "api/public/life-path/{day}/{month}/{year}.json",
 			Params: dateParams(), Packed: &manifest.Packed{File: "api/public/life-path-months/{year}/{month}.jsonl", Unit: manifest.UnitMonth},
 			Error: manifest.ErrInvalidDate, RateLimited: true,
 			Summary:     "Число жизненного пути для даты рождения",
@@ -258,7 +266,7 @@ func (p *pageRenderer) fillLifePath(d *pageData, list []LifePathItem, i int) {
 	rec := p.s.LifePathRecord(lp)
 	doc := &lifePathDoc{LifePath: &rec}
 	d.Page = doc
-	d.APIPath = RoutePath(manifest.RouteLifePath, lp.Number)
+	d.APIPath = RoutePath(RouteLifePath, lp.Number)
 	for _, person := range lp.FamousPeople {
 		doc.People = append(doc.People, personDoc{person.Name, person.Field, bornText(person)})
 	}
@@ -283,7 +291,7 @@ func (s *Site) lifePath(n int) *content.LifePath {
 func (s *Site) LifePathSourceURL(n int) string { return s.SiteURL + "/life-path/" + strconv.Itoa(n) }
 
 // LifePathAPIURL is the API URL of a life path record.
-func (s *Site) LifePathAPIURL(n int) string { return s.SiteURL + RoutePath(manifest.RouteLifePath, n) }
+func (s *Site) LifePathAPIURL(n int) string { return s.SiteURL + RoutePath(RouteLifePath, n) }
 
 // Person is a famous person as published: the birth date stays in content.
 type Person struct {
@@ -436,7 +444,7 @@ func lifePathTables() []Table {
 	lp := &table.Table{
 		Name:        "life_path",
 		Title:       "Life path numbers",
-		Description: "The 12 life path numbers in full, as in " + route(manifest.RouteLifePath).File + ": the lists (traits, weaknesses, careers) hold one item a line.",
+		Description: "The 12 life path numbers in full, as in " + route(RouteLifePath).File + ": the lists (traits, weaknesses, careers) hold one item a line.",
 		Russian:     "числа жизненного пути: число, архетип, девиз, краткое и полное описание, черты, слабости, профессии (по пункту в строке), любовь, совет",
 		Columns: []table.Column{
 			numbers,
@@ -507,7 +515,7 @@ func lifePathDateTables() []Table {
 	return []Table{{&table.Table{
 		Name:        "life_path_dates",
 		Title:       "Life path number, pinnacles and challenges of every birth date",
-		Description: "One row per date: its life path number, the four pinnacles with the age the first ends at, and the four challenges, as in " + route(manifest.RouteLifePathDate).File + ". The numbers are described in life_path; the pinnacles' and challenges' texts in " + route(RoutePersonalYearMeanings).File + ".",
+		Description: "One row per date: its life path number, the four pinnacles with the age the first ends at, and the four challenges, as in " + route(RouteLifePathDate).File + ". The numbers are described in life_path; the pinnacles' and challenges' texts in " + route(RoutePersonalYearMeanings).File + ".",
 		Russian:     "число жизненного пути, вершины и испытания для каждой даты: дата ISO, день, месяц, год, число, четыре вершины, возраст, в котором кончается первая, четыре испытания",
 		Columns:     cols,
 		PrimaryKey:  []string{"date"},
@@ -589,7 +597,7 @@ func (p *pageRenderer) lifePathDetailsPage() page {
 		title:       "Вершины и испытания по дате рождения — " + p.s.Content.Site.Title,
 		description: "Число жизненного пути для выбранной даты рождения, четыре вершины с возрастами, на которые они приходятся, и четыре испытания.",
 		fill: func(d *pageData) error {
-			d.APIPath = RoutePath(manifest.RouteLifePathDate, 15, 5, 1990)
+			d.APIPath = RoutePath(RouteLifePathDate, 15, 5, 1990)
 			type item struct {
 				Archetype string `json:"archetype"`
 			}

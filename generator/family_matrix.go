@@ -14,13 +14,20 @@ import (
 	"github.com/opennumerology/numerology/generator/rules"
 )
 
+// The route names of the destiny matrix (docs/design.md §6): the matrix of a date, and its
+// 12 positions.
+const (
+	RouteMatrix    = "matrix"
+	RoutePositions = "positions"
+)
+
 // matrixFamily is the route family of the destiny matrix of a date (docs/design.md §6) and its 12 positions.
 func matrixFamily() []routeUnit {
 	p := manifest.APIPrefix
 	return []routeUnit{{
 		row: manifest.Route{
-			Name: manifest.RouteMatrix, Pattern: p + "/matrix/{day}/{month}/{year}", File: "api/public/matrix/{day}/{month}/{year}.json",
-			Params: dateParams(), Packed: &manifest.Packed{File: manifest.MatrixMonthsPattern, Unit: manifest.UnitMonth},
+			Name: RouteMatrix, Pattern: p + "/matrix/{day}/{month}/{year}", File: "api/public/matrix/{day}/{month}/{year}.json",
+			Params: dateParams(), Packed: &manifest.Packed{File: "api/public/matrix-months/{year}/{month}.jsonl", Unit: manifest.UnitMonth},
 			Error: manifest.ErrInvalidDate, RateLimited: true,
 			Summary:     "Матрица судьбы для даты рождения",
 			Description: fmt.Sprintf("Матрица судьбы для даты рождения с %d по %d год", rules.FirstYear, rules.LastYear),
@@ -53,7 +60,7 @@ func matrixFamily() []routeUnit {
 		},
 	}, {
 		row: manifest.Route{
-			Name: manifest.RoutePositions, Pattern: p + "/positions", File: "api/public/positions.json",
+			Name: RoutePositions, Pattern: p + "/positions", File: "api/public/positions.json",
 			Summary:     "12 позиций матрицы судьбы",
 			Description: "12 позиций матрицы судьбы: ключ в записи матрицы, название и описание",
 			English:     "the 12 positions of the destiny matrix: the record's key, Russian title and description",
@@ -472,7 +479,7 @@ func positionsTables() []Table {
 	return []Table{{&table.Table{
 		Name:        "positions",
 		Title:       "The 12 positions of the destiny matrix",
-		Description: "Key, Russian title and description of each position, in the order of the matrix table's columns, as in " + route(manifest.RoutePositions).File + ".",
+		Description: "Key, Russian title and description of each position, in the order of the matrix table's columns, as in " + route(RoutePositions).File + ".",
 		Russian:     "позиции матрицы: номер по порядку, ключ (столбец таблицы matrix), название, описание",
 		Columns: []table.Column{
 			{Name: "key", Type: table.Text, Description: "Position key: a column of the matrix table", Unique: true},
@@ -505,7 +512,7 @@ func matrixTables() []Table {
 	return []Table{{&table.Table{
 		Name:        "matrix",
 		Title:       "Destiny matrix of every birth date",
-		Description: "One row per date: the arcanum of each of the 12 positions, in the order of the API's matrix record, as in " + route(manifest.RouteMatrix).File + ". The arcana's names and texts are in arcana, the positions' in positions.",
+		Description: "One row per date: the arcanum of each of the 12 positions, in the order of the API's matrix record, as in " + route(RouteMatrix).File + ". The arcana's names and texts are in arcana, the positions' in positions.",
 		Russian:     "матрица судьбы для каждой даты: дата ISO, день, месяц, год и номера арканов 12 позиций в порядке API",
 		Columns:     cols,
 		PrimaryKey:  []string{"date"},

@@ -12,12 +12,18 @@ import (
 	"github.com/opennumerology/numerology/internal/contract"
 )
 
+// The route names of the API index and the OpenAPI document.
+const (
+	RouteIndex   = "index"
+	RouteOpenAPI = "openapi"
+)
+
 // metaFamily is the route family of the API index and the OpenAPI document.
 func metaFamily() []routeUnit {
 	p := manifest.APIPrefix
 	return []routeUnit{{
 		row: manifest.Route{
-			Name: manifest.RouteIndex, Pattern: p, File: manifest.IndexFile,
+			Name: RouteIndex, Pattern: p, File: "api/public/index.json",
 			Summary:     "Оглавление API",
 			Description: "Оглавление API: маршруты, ссылка на OpenAPI, лицензия и набор данных",
 			English:     "the API index: routes, OpenAPI URL, licence and dataset URLs as JSON",
@@ -38,7 +44,7 @@ func metaFamily() []routeUnit {
 		},
 	}, {
 		row: manifest.Route{
-			Name: manifest.RouteOpenAPI, Pattern: p + "/openapi.json", File: manifest.OpenAPIFile,
+			Name: RouteOpenAPI, Pattern: p + "/openapi.json", File: "api/public/openapi.json",
 			Summary:     "Этот документ OpenAPI 3.1",
 			Description: "Описание API в формате OpenAPI 3.1",
 			English:     "the OpenAPI 3.1 document: every route, parameter, response schema, error body and header",
@@ -69,6 +75,7 @@ func metaFamily() []routeUnit {
 				return encodeOnce(doc)
 			},
 			noExample: true,
+			head:      true, // the document's ETag tells a tool whether to generate its client again
 		},
 	}}
 }
@@ -145,7 +152,7 @@ func Downloads() []Download {
 func (s *Site) indexRoutes() []IndexRoute {
 	var out []IndexRoute
 	for _, r := range s.routes() {
-		if r.Name == manifest.RouteIndex || r.Name == manifest.RouteOpenAPI {
+		if r.Name == RouteIndex || r.Name == RouteOpenAPI {
 			continue
 		}
 		out = append(out, IndexRoute{strings.TrimPrefix(r.Pattern, manifest.APIPrefix), r.Description, s.SiteURL + r.Example})
@@ -166,7 +173,7 @@ func (s *Site) APIIndex() APIIndex {
 		Description: description,
 		APIVersion:  manifest.APIVersion,
 		SiteURL:     s.SiteURL,
-		OpenAPI:     s.SiteURL + RoutePath(manifest.RouteOpenAPI),
+		OpenAPI:     s.SiteURL + RoutePath(RouteOpenAPI),
 		Docs:        s.SiteURL + "/",
 		LLMsTxt:     s.SiteURL + "/" + LLMsFile,
 		MCP:         s.SiteURL + manifest.MCPPath,

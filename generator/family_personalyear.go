@@ -13,6 +13,7 @@ import (
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/pack/table"
 	"github.com/opennumerology/numerology/generator/rules"
+	"github.com/opennumerology/numerology/internal/calendar"
 )
 
 // The route names of the personal cycles (docs/design.md §16).
@@ -243,7 +244,7 @@ func (e *personalYearEncoder) Append(dst []byte, day, month, year int) []byte {
 	dst = append(dst, `,"year":`...)
 	dst = strconv.AppendInt(dst, int64(year), 10)
 	leap := 0
-	if rules.DaysIn(2, year) == 29 {
+	if calendar.IsLeap(year) {
 		leap = 1
 	}
 	n := rules.ComputePersonalYear(day, month, year).Number

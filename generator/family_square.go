@@ -15,6 +15,14 @@ import (
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/pack/table"
 	"github.com/opennumerology/numerology/generator/rules"
+	"github.com/opennumerology/numerology/internal/calendar"
+)
+
+// The route names of the Pythagoras square (docs/design.md §14): its texts, and the square
+// of a date.
+const (
+	RouteSquareMeanings = "square-meanings"
+	RouteSquare         = "square"
 )
 
 // squareFamily is the route family of the Pythagoras square (docs/design.md §14): its texts, and the square of a date.
@@ -22,7 +30,7 @@ func squareFamily() []routeUnit {
 	p := manifest.APIPrefix
 	return []routeUnit{{
 		row: manifest.Route{
-			Name: manifest.RouteSquareMeanings, Pattern: p + "/square/meanings", File: "api/public/square/meanings.json",
+			Name: RouteSquareMeanings, Pattern: p + "/square/meanings", File: "api/public/square/meanings.json",
 			Summary:     "Тексты квадрата Пифагора",
 			Description: "Тексты квадрата Пифагора: что означает каждая клетка и каждая линия, чтения по числу цифр и по силе линии",
 			English:     "the Pythagoras square's texts: each cell and line described, a reading per count and per line band",
@@ -61,7 +69,7 @@ func squareFamily() []routeUnit {
 		},
 	}, {
 		row: manifest.Route{
-			Name: manifest.RouteSquare, Pattern: p + "/square/{day}/{month}/{year}", File: "api/public/square/{day}/{month}/{year}.json",
+			Name: RouteSquare, Pattern: p + "/square/{day}/{month}/{year}", File: "api/public/square/{day}/{month}/{year}.json",
 			Params: dateParams(), Packed: &manifest.Packed{File: "api/public/square-months/{year}/{month}.jsonl", Unit: manifest.UnitMonth},
 			Error: manifest.ErrInvalidDate, RateLimited: true,
 			Summary:     "Квадрат Пифагора для даты рождения",
@@ -331,7 +339,7 @@ var squareRanges = sync.OnceValue(func() squareRange {
 	}
 	for y := rules.FirstYear; y <= rules.LastYear; y++ {
 		for m := 1; m <= 12; m++ {
-			for d := 1; d <= rules.DaysIn(m, y); d++ {
+			for d := 1; d <= calendar.DaysIn(m, y); d++ {
 				sq := rules.ComputeSquare(d, m, y)
 				for i, w := range sq.Working {
 					r.working[i] = [2]int{min(r.working[i][0], w), max(r.working[i][1], w)}
@@ -363,7 +371,7 @@ func squareTables() []Table {
 	return []Table{{&table.Table{
 		Name:        "square",
 		Title:       "Pythagoras square of every birth date",
-		Description: "One row per date: the working numbers W1–W4, the count of each digit 1–9 (the cells of the square) and the sum of each line, as in " + route(manifest.RouteSquare).File + ". The texts are in the square_* tables.",
+		Description: "One row per date: the working numbers W1–W4, the count of each digit 1–9 (the cells of the square) and the sum of each line, as in " + route(RouteSquare).File + ". The texts are in the square_* tables.",
 		Russian:     "квадрат Пифагора для каждой даты: дата ISO, день, месяц, год, рабочие числа W1–W4, число цифр в клетках 1–9 и суммы восьми линий",
 		Columns:     cols,
 		PrimaryKey:  []string{"date"},
@@ -860,11 +868,11 @@ func (p *pageRenderer) squareDocOf() (*squareDoc, error) {
 	w := sq.Working
 	doc := &squareDoc{
 		Meanings:    m,
-		MeaningsAPI: RoutePath(manifest.RouteSquareMeanings),
+		MeaningsAPI: RoutePath(RouteSquareMeanings),
 		Citation:    m.SuggestedCitation,
 		Example: squareExample{
 			Date: fmt.Sprintf("%02d.%02d.%d", d, mo, y), ISO: fmt.Sprintf("%d-%02d-%02d", y, mo, d),
-			APIPath: RoutePath(manifest.RouteSquare, d, mo, y),
+			APIPath: RoutePath(RouteSquare, d, mo, y),
 			Digits:  strings.Join(digits, " "),
 			W1Sum:   strings.Join(digits, " + ") + " = " + strconv.Itoa(w[0]),
 			W2Sum:   strings.Join(strings.Split(strconv.Itoa(w[0]), ""), " + ") + " = " + strconv.Itoa(w[1]),

@@ -33,7 +33,7 @@ type Options struct {
 	// Out is the tree to (re)place. It is written into a temporary sibling and swapped in
 	// only when complete.
 	Out string
-	// Years are the years whose matrix records to write, ascending and unique, within
+	// Years are the years whose records of every date route to write, ascending and unique, within
 	// rules.FirstYear–rules.LastYear. Nil means the whole range.
 	Years []int
 	// Workers is how many goroutines render and write; 0 means a default for this machine.

@@ -135,7 +135,7 @@ func TestBodiesFollowContract(t *testing.T) {
 		}
 	}
 	var rec map[string]any
-	b, _ := os.ReadFile(filepath.Join(out, manifest.MatrixFile(1, 1, 2000)))
+	b, _ := os.ReadFile(filepath.Join(out, routeFile(RouteMatrix, 1, 1, 2000)))
 	if err := json.Unmarshal(b, &rec); err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +299,7 @@ func TestVerifyFindsDamage(t *testing.T) {
 		want   VerifyProblem
 	}{
 		{"deleted file", func(t *testing.T, out string) {
-			p := filepath.Join(out, manifest.MatrixFile(15, 5, 2000))
+			p := filepath.Join(out, routeFile(RouteMatrix, 15, 5, 2000))
 			restoreFile(t, p)
 			if err := os.Remove(p); err != nil {
 				t.Fatal(err)
@@ -317,7 +317,7 @@ func TestVerifyFindsDamage(t *testing.T) {
 			})
 		}, VerifyProblem{Kind: ProblemExtra, Path: "api/public/stray.json"}},
 		{"one byte changed", func(t *testing.T, out string) {
-			p := filepath.Join(out, manifest.LifePathFile(7))
+			p := filepath.Join(out, routeFile(RouteLifePath, 7))
 			restoreFile(t, p)
 			b, err := os.ReadFile(p)
 			if err != nil {
@@ -366,8 +366,8 @@ func TestVerifyFindsDamage(t *testing.T) {
 // break the rule is reported as invalid, in its file and in its packed month's line.
 func TestVerifyChecksTheRule(t *testing.T) {
 	out := scratchTree(t)
-	rel := manifest.MatrixFile(1, 1, 2000)
-	month := manifest.MatrixMonthFile(2000, 1)
+	rel := routeFile(RouteMatrix, 1, 1, 2000)
+	month := packedFile(RouteMatrix, 1, 1, 2000)
 	p := filepath.Join(out, rel)
 	for _, f := range []string{rel, month} {
 		restoreFile(t, filepath.Join(out, f))
@@ -429,7 +429,7 @@ func TestLoadContentFamousPeople(t *testing.T) {
 // month file, is reported with the file, the line and date where there is one, and the field
 // whose value differs from what the rules and the content give.
 func TestVerifyNamesTheField(t *testing.T) {
-	lpDate := route(manifest.RouteLifePathDate)
+	lpDate := route(RouteLifePathDate)
 	lpMonth, _ := lpDate.PackedPath([]int{15, 5, 2000})
 	tests := []struct {
 		name     string
@@ -450,15 +450,15 @@ func TestVerifyNamesTheField(t *testing.T) {
 		old, new string
 		want     string
 	}{
-		{"arcanum: its description", route(manifest.RouteArcana).FilePath([]int{7}), `целеустремлённость`, `целеустремленность`,
+		{"arcanum: its description", route(RouteArcana).FilePath([]int{7}), `целеустремлённость`, `целеустремленность`,
 			`field description differs at character 74: "…это целеустремленность, дорога…", the rules and the content give "…это целеустремлённость, дорога…"`},
-		{"arcana list: an emoji", route(manifest.RouteArcanaList).File, `"emoji":"🏇"`, `"emoji":"🐎"`,
+		{"arcana list: an emoji", route(RouteArcanaList).File, `"emoji":"🏇"`, `"emoji":"🐎"`,
 			`field arcana[6].emoji is "🐎", the rules and the content give "🏇"`},
-		{"positions: a title", route(manifest.RoutePositions).File, `"title":"Душа"`, `"title":"Дух"`,
+		{"positions: a title", route(RoutePositions).File, `"title":"Душа"`, `"title":"Дух"`,
 			`field positions[2].title is "Дух", the rules and the content give "Душа"`},
-		{"compatibility: its level", route(manifest.RouteCompatibility).FilePath([]int{3, 11}), `"level":"Взаимное дополнение"`, `"level":"Взаимное дополнениe"`,
+		{"compatibility: its level", route(RouteCompatibility).FilePath([]int{3, 11}), `"level":"Взаимное дополнение"`, `"level":"Взаимное дополнениe"`,
 			`field level is "Взаимное дополнениe", the rules and the content give "Взаимное дополнение"`},
-		{"compatibility: a strength", route(manifest.RouteCompatibility).FilePath([]int{1, 1}), `"Каждая восхищается смелостью другой"`, `"Каждая восхищается смелостью другого"`,
+		{"compatibility: a strength", route(RouteCompatibility).FilePath([]int{1, 1}), `"Каждая восхищается смелостью другой"`, `"Каждая восхищается смелостью другого"`,
 			`field strengths[0] is "Каждая восхищается смелостью другого", the rules and the content give "Каждая восхищается смелостью другой"`},
 	}...)
 	out := scratchTree(t)

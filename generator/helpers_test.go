@@ -18,6 +18,16 @@ import (
 	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
+// routeFile is the tree path of the named route's file of canonical vals.
+func routeFile(name string, vals ...int) string { return route(name).FilePath(vals) }
+
+// packedFile is the packed file of the named date route that holds the body of canonical
+// vals: a month file for packedFile(RouteMatrix, 1, 5, 2000).
+func packedFile(name string, vals ...int) string {
+	p, _ := route(name).PackedPath(vals)
+	return p
+}
+
 // testRoot is the temporary folder of this test binary's shared trees (TestMain removes it).
 var testRoot string
 

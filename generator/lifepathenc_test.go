@@ -7,8 +7,6 @@ import (
 	"time"
 
 	json "github.com/goccy/go-json"
-
-	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/rules"
 )
 
@@ -54,7 +52,7 @@ func TestLifePathDateRoute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc := encs[manifest.RouteLifePathDate]
+	enc := encs[RouteLifePathDate]
 	items := map[int]LifePathItem{}
 	for _, it := range s.LifePathList() {
 		items[it.Number] = it

@@ -49,7 +49,7 @@ func (s *Site) OpenAPI() (obj, error) {
 		if err != nil {
 			return nil, fmt.Errorf("openapi: route %s: %w", r.Name, err)
 		}
-		or := openapi.Route{Body: rd.body, Values: vals}
+		or := openapi.Route{Body: rd.body, Values: vals, Head: rd.head}
 		if rd.schema != nil {
 			or.Schema = func(b *openapi.Builder) (string, obj) { return rd.schema(s, b) }
 		}

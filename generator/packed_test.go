@@ -16,6 +16,7 @@ import (
 
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/rules"
+	"github.com/opennumerology/numerology/internal/calendar"
 )
 
 // TestPackedMonths: every packed month file is its per-date files concatenated in day
@@ -29,20 +30,20 @@ func TestPackedMonths(t *testing.T) {
 	if !slices.Equal(m.Years, sharedYears) {
 		t.Fatalf("the manifest lists the years %v, want %v", m.Years, sharedYears)
 	}
-	if r := route(manifest.RouteMatrix); r.Packed == nil || r.Packed.File != manifest.MatrixMonthsPattern || r.Packed.Unit != manifest.UnitMonth {
-		t.Errorf("the matrix route's packed files = %+v, want %s by month", r.Packed, manifest.MatrixMonthsPattern)
+	if r := route(RouteMatrix); r.Packed == nil || r.Packed.File != "api/public/matrix-months/{year}/{month}.jsonl" || r.Packed.Unit != manifest.UnitMonth {
+		t.Errorf("the matrix route's packed files = %+v, want %s by month", r.Packed, "api/public/matrix-months/{year}/{month}.jsonl")
 	}
 	packed := 0
 	for _, y := range m.Years {
 		for mo := 1; mo <= 12; mo++ {
-			rel := manifest.MatrixMonthFile(y, mo)
+			rel := packedFile(RouteMatrix, 1, mo, y)
 			got, err := os.ReadFile(filepath.Join(out, rel))
 			if err != nil {
 				t.Fatal(err)
 			}
 			var want []byte
-			for d := 1; d <= rules.DaysIn(mo, y); d++ {
-				b, err := os.ReadFile(filepath.Join(out, manifest.MatrixFile(d, mo, y)))
+			for d := 1; d <= calendar.DaysIn(mo, y); d++ {
+				b, err := os.ReadFile(filepath.Join(out, routeFile(RouteMatrix, d, mo, y)))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -51,8 +52,8 @@ func TestPackedMonths(t *testing.T) {
 			if !bytes.Equal(got, want) {
 				t.Errorf("%s is not the per-date files of %d.%d concatenated", rel, mo, y)
 			}
-			if n := bytes.Count(got, []byte("\n")); n != rules.DaysIn(mo, y) {
-				t.Errorf("%s has %d lines, want %d", rel, n, rules.DaysIn(mo, y))
+			if n := bytes.Count(got, []byte("\n")); n != calendar.DaysIn(mo, y) {
+				t.Errorf("%s has %d lines, want %d", rel, n, calendar.DaysIn(mo, y))
 			}
 			sum := sha256.Sum256(got)
 			if f, ok, err := m.Lookup(out, rel); !ok || err != nil || f.Size != int64(len(got)) || f.SHA256 != hex.EncodeToString(sum[:]) {
@@ -74,7 +75,7 @@ func TestPackedMonths(t *testing.T) {
 // the file, the date and the field, whether or not the manifest was rewritten to match.
 func TestVerifyNamesThePackedDate(t *testing.T) {
 	const d, mo, y = 15, 5, 2000
-	rel := manifest.MatrixMonthFile(y, mo)
+	rel := packedFile(RouteMatrix, 1, mo, y)
 	tests := []struct {
 		name   string
 		resign bool   // rewrite the manifest's entry so only the record check can notice
@@ -217,7 +218,7 @@ func TestAssetsIgnoreKeepsWhatTheWorkerReads(t *testing.T) {
 // yearPacked is the matrix route as a route packed by year would be: one file per year, the
 // day of the year its line.
 func yearPacked() manifest.Route {
-	r := route(manifest.RouteMatrix)
+	r := route(RouteMatrix)
 	r.Packed = &manifest.Packed{File: "api/public/matrix-years/{year}.jsonl", Unit: manifest.UnitYear}
 	return r
 }
@@ -317,8 +318,8 @@ func mustReadFile(t *testing.T, p string) []byte {
 // trusted, and each of its entries against its file; what a shard lists is exactly the files
 // of its route and year. Each problem names the file.
 func TestVerifyChecksTheShards(t *testing.T) {
-	shard := manifest.ShardPath(manifest.RouteMatrix, 2000)
-	record := manifest.MatrixFile(15, 5, 2000)
+	shard := manifest.ShardPath(RouteMatrix, 2000)
+	record := routeFile(RouteMatrix, 15, 5, 2000)
 	tests := []struct {
 		name   string
 		damage func(t *testing.T, out string, m *manifest.Manifest, s *manifest.Shard)

@@ -57,26 +57,26 @@ func TestPageURLsResolve(t *testing.T) {
 	var links []link
 	for _, n := range rules.LifePathNumbers {
 		var rec LifePathRecord
-		readJSON(t, tree, manifest.LifePathFile(n), &rec)
-		links = append(links, link{manifest.LifePathFile(n), rec.SourceURL})
+		readJSON(t, tree, routeFile(RouteLifePath, n), &rec)
+		links = append(links, link{routeFile(RouteLifePath, n), rec.SourceURL})
 	}
 	var list []LifePathItem
-	readJSON(t, tree, manifest.ListFile, &list)
+	readJSON(t, tree, routeFile(RouteLifePathList), &list)
 	for _, it := range list {
-		links = append(links, link{manifest.ListFile, it.SourceURL})
+		links = append(links, link{routeFile(RouteLifePathList), it.SourceURL})
 	}
 	for _, d := range [][3]int{{1, 1, 1900}, {28, 2, 1900}, {31, 12, 2100}, {15, 5, 1990}, {1, 10, 1990}, {29, 2, 2100 - 4}} {
 		if !slices.Contains(sharedYears, d[2]) {
 			continue // only the tree's years
 		}
 		var rec MatrixRecord
-		f := manifest.MatrixFile(d[0], d[1], d[2])
+		f := routeFile(RouteMatrix, d[0], d[1], d[2])
 		readJSON(t, tree, f, &rec)
 		links = append(links, link{f, rec.SourceURL}, link{f, rec.DetailsURL})
 	}
 	var idx APIIndex
-	readJSON(t, tree, manifest.IndexFile, &idx)
-	links = append(links, link{manifest.IndexFile, idx.Docs}, link{manifest.IndexFile, idx.LLMsTxt})
+	readJSON(t, tree, routeFile(RouteIndex), &idx)
+	links = append(links, link{routeFile(RouteIndex), idx.Docs}, link{routeFile(RouteIndex), idx.LLMsTxt})
 
 	if len(links) < 12+12+2*5+2 {
 		t.Fatalf("only %d links collected", len(links))
@@ -99,7 +99,7 @@ func TestPageURLsResolve(t *testing.T) {
 func TestPageFiles(t *testing.T) {
 	_, tree := sharedTree(t)
 	want := []string{HomePage, LifePathListPage, MatrixPage, DetailsPage, manifest.NotFoundPage, LLMsFile, SitemapFile, RobotsFile,
-		"assets/site.css", "assets/details.js", "assets/favicon.svg", manifest.OpenAPIFile,
+		"assets/site.css", "assets/details.js", "assets/favicon.svg", routeFile(RouteOpenAPI),
 		SquarePage, SquareDetailsPage, "assets/square.js", "assets/square.css"}
 	for _, n := range rules.LifePathNumbers {
 		want = append(want, LifePathPage(n))

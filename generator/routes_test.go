@@ -24,7 +24,7 @@ func TestCheckRoutes(t *testing.T) {
 			return append(rs, manifest.Route{Name: "tarot", Pattern: manifest.APIPrefix + "/tarot", File: "api/public/tarot.json", Example: manifest.APIPrefix + "/tarot"})
 		}, "route tarot has no renderer"},
 		{"a renderer without a row", func(rs []manifest.Route) []manifest.Route {
-			return slices.DeleteFunc(rs, func(r manifest.Route) bool { return r.Name == manifest.RoutePositions })
+			return slices.DeleteFunc(rs, func(r manifest.Route) bool { return r.Name == RoutePositions })
 		}, "renderer positions has no route"},
 		{"an example the types refuse", func(rs []manifest.Route) []manifest.Route {
 			rs[3].Example = manifest.APIPrefix + "/life-path/10"
@@ -32,7 +32,7 @@ func TestCheckRoutes(t *testing.T) {
 		}, "the route's parameter types do not admit [10]"},
 		{"a date route without packed files", func(rs []manifest.Route) []manifest.Route {
 			for i := range rs {
-				if rs[i].Name == manifest.RouteMatrix {
+				if rs[i].Name == RouteMatrix {
 					rs[i].Packed = nil
 				}
 			}
@@ -40,7 +40,7 @@ func TestCheckRoutes(t *testing.T) {
 		}, "route matrix: a date route has one date parameter and packed files"},
 		{"packed files that are not a month", func(rs []manifest.Route) []manifest.Route {
 			for i := range rs {
-				if rs[i].Name == manifest.RouteMatrix {
+				if rs[i].Name == RouteMatrix {
 					rs[i].Packed = &manifest.Packed{File: "api/public/m/{year}.jsonl", Unit: manifest.UnitMonth}
 				}
 			}

@@ -168,7 +168,7 @@ func TestSourceURLsHavePages(t *testing.T) {
 			readJSON(t, tree, r.FilePath(vals), &v)
 			urls(v, found)
 		}
-		if r.Name != manifest.RouteIndex && r.Name != manifest.RouteOpenAPI && len(found) == 0 {
+		if r.Name != RouteIndex && r.Name != RouteOpenAPI && len(found) == 0 {
 			t.Errorf("route %s: no source_url in its files", r.Name)
 		}
 		for u := range found {

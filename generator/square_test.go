@@ -9,8 +9,6 @@ import (
 	"testing"
 
 	json "github.com/goccy/go-json"
-
-	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/rules"
 )
 
@@ -36,7 +34,7 @@ func TestSquareRecordSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc := encs[manifest.RouteSquare]
+	enc := encs[RouteSquare]
 	var buf []byte
 	worst, total, n, worstDate := 0, 0, 0, ""
 	for _, in := range testDates(t) {
@@ -51,7 +49,7 @@ func TestSquareRecordSize(t *testing.T) {
 	}
 	tail, _ := jsonFragment(s.attribution())
 	t.Logf("largest record %d bytes (%s), mean %d bytes over %d dates; the attribution fields take %d", worst, worstDate, total/n, n, len(tail))
-	if max := renderers()[manifest.RouteSquare].maxBytes; worst > max {
+	if max := renderers()[RouteSquare].maxBytes; worst > max {
 		t.Errorf("the record of %s is %d bytes, above the goal of %d", worstDate, worst, max)
 	}
 }
@@ -106,7 +104,7 @@ func TestSquareRoute(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		enc := encs[manifest.RouteSquare]
+		enc := encs[RouteSquare]
 		var buf []byte
 		return func(d, m, y int) error {
 			if buf, err = enc(buf[:0], []int{d, m, y}); err != nil {
@@ -277,9 +275,9 @@ func TestSquareTable(t *testing.T) {
 // or in the meanings is reported with the file, the line and date where there is one, and
 // the field whose value differs from what the rule and the content give.
 func TestVerifySquare(t *testing.T) {
-	sq := route(manifest.RouteSquare)
+	sq := route(RouteSquare)
 	month, _ := sq.PackedPath([]int{9, 1, 2000})
-	meanings := route(manifest.RouteSquareMeanings).FilePath(nil)
+	meanings := route(RouteSquareMeanings).FilePath(nil)
 	tests := []struct {
 		name     string
 		file     string

@@ -10,8 +10,6 @@ import (
 	"testing"
 
 	json "github.com/goccy/go-json"
-
-	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/rules"
 )
 
@@ -124,7 +122,7 @@ func TestSquarePages(t *testing.T) {
 	}
 
 	var links []string
-	for _, f := range []string{route(manifest.RouteSquare).FilePath([]int{1, 1, 1900}), route(manifest.RouteSquare).FilePath([]int{31, 12, 2100}), route(manifest.RouteSquareMeanings).FilePath(nil)} {
+	for _, f := range []string{route(RouteSquare).FilePath([]int{1, 1, 1900}), route(RouteSquare).FilePath([]int{31, 12, 2100}), route(RouteSquareMeanings).FilePath(nil)} {
 		var rec struct {
 			SourceURL string `json:"source_url"`
 		}

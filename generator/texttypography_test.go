@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/opennumerology/numerology/content"
-	"github.com/opennumerology/numerology/generator/manifest"
 )
 
 func TestTypesetPlain(t *testing.T) {
@@ -93,7 +92,7 @@ func TestContentTypeset(t *testing.T) {
 // the rules bind («Четвёрка — число» keeps its dash with the word before it).
 func TestRecordsCarryNoBreakSpaces(t *testing.T) {
 	_, tree := sharedTree(t)
-	b, err := os.ReadFile(filepath.Join(tree, filepath.FromSlash(route(manifest.RouteLifePath).FilePath([]int{4}))))
+	b, err := os.ReadFile(filepath.Join(tree, filepath.FromSlash(route(RouteLifePath).FilePath([]int{4}))))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -156,6 +156,8 @@ type renderer struct {
 	goldens [][]int
 	// noExample leaves the schema without an example body (the OpenAPI document itself).
 	noExample bool
+	// head makes the route's HEAD an operation of the OpenAPI document (openapi.Route.Head).
+	head bool
 	// pages are the route's human pages: every source_url of its records is one of them.
 	pages func(p *pageRenderer) []page
 	// tables, when set, are the dataset's tables the route's files fill (docs/design.md §11):

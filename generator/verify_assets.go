@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/internal/assetsignore"
 )
 
@@ -27,25 +28,27 @@ func (v *verifier) checkWorkerAssets() {
 		v.add(ProblemInvalid, assetsignore.FileName, "%v", err)
 		return
 	}
-	missing, err := assetsignore.Check(v.m, ig)
+	files, problems := v.m.WorkerFiles()
+	missing, err := assetsignore.Check(files, v.m.Listed(), ig)
 	if err != nil {
 		v.add(ProblemInvalid, assetsignore.FileName, "%v", err)
 		return
+	}
+	for _, p := range problems {
+		v.add(ProblemInvalid, manifest.EdgeFile, "%s", p)
 	}
 	first := map[*assetsignore.Rule]string{}
 	count := map[*assetsignore.Rule]int{}
 	var order []*assetsignore.Rule
 	for _, m := range missing {
-		switch m.Kind {
-		case assetsignore.MissingIgnored:
-			if count[m.Rule] == 0 {
-				first[m.Rule] = m.File
-				order = append(order, m.Rule)
-			}
-			count[m.Rule]++
-		case assetsignore.MissingEdge:
-			v.add(ProblemInvalid, m.File, "%s", m.Detail)
+		if m.Kind != assetsignore.MissingIgnored {
+			continue // a file the manifest does not list: checkRoutes reports it
 		}
+		if count[m.Rule] == 0 {
+			first[m.Rule] = m.File
+			order = append(order, m.Rule)
+		}
+		count[m.Rule]++
 	}
 	for _, r := range order {
 		more := ""

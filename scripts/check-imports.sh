@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The generator is pure: it never imports net/http or the Cloudflare client (docs/design.md §12).
+# The import rules of docs/design.md §12, each failing make check with what breaks it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The generator is pure: it never imports net/http or the Cloudflare client.
 # The project's own packages import neither; the Cloudflare client is not reached even through
 # a library. net/http is checked in the project's packages only: the Parquet writer's brotli
 # codec carries an HTTP handler helper of its own, which pack never calls.
@@ -17,6 +18,13 @@ if [ -n "$bad" ]; then
 	echo "internal/contract imports the project: $bad" >&2
 	exit 1
 fi
+# The rules are pure and small: generator/rules imports nothing of the project but internal/
+# (the calendar, docs/design.md §2).
+bad=$(go list -deps ./generator/rules/ | grep -E '^github\.com/opennumerology/numerology/' | grep -vxE 'github\.com/opennumerology/numerology/(generator/rules|internal/[a-z]+)' || true)
+if [ -n "$bad" ]; then
+	echo "generator/rules imports the project beyond internal/: $bad" >&2
+	exit 1
+fi
 # Content is loaded, the rules decide: content imports nothing of the generator; the
 # generator hands it the rules (generator.ContentRules, docs/design.md §7).
 bad=$(go list -deps ./content/ | grep -E '^github\.com/opennumerology/numerology/generator' || true)
@@ -24,11 +32,13 @@ if [ -n "$bad" ]; then
 	echo "content imports the generator: $bad" >&2
 	exit 1
 fi
-# internal/ holds leaves the edges and the generator share: it imports nothing of the edges,
-# test files included (the helpers that start a server live in edge/server/servertest).
-bad=$(go list -test -deps ./internal/... | grep -E '^github\.com/opennumerology/numerology/edge/' || true)
+# internal/ holds leaves the edges and the generator share: it imports nothing of the project
+# outside internal/, test files included (issue 26: the helpers that start a server live in
+# edge/server/servertest, the tests that need a generated tree in the generator's packages,
+# and what assetsignore checks, the files the worker reads, is handed to it by its callers).
+bad=$(go list -test -deps ./internal/... | grep -E '^github\.com/opennumerology/numerology/' | grep -vE '^github\.com/opennumerology/numerology/internal/' || true)
 if [ -n "$bad" ]; then
-	echo "internal/ imports the edges: $bad" >&2
+	echo "internal/ imports the project outside internal/ (the generator, the edges, content): $bad" >&2
 	exit 1
 fi
 # pack knows no route by name (issue 26): it imports nothing of the generator but the
@@ -39,20 +49,35 @@ if [ -n "$bad" ]; then
 	exit 1
 fi
 # The OpenAPI document is built from values the generator hands over (generator/openapi.go):
-# package openapi imports nothing of the generator but the manifest.
-bad=$(go list -deps ./generator/openapi/ | grep -E '^github\.com/opennumerology/numerology/' | grep -vxE 'github\.com/opennumerology/numerology/generator/(openapi|manifest)' || true)
+# package openapi imports nothing of the project but the manifest (and the calendar it counts
+# days with).
+bad=$(go list -deps ./generator/openapi/ | grep -E '^github\.com/opennumerology/numerology/' | grep -vxE 'github\.com/opennumerology/numerology/(generator/(openapi|manifest)|internal/calendar)' || true)
 if [ -n "$bad" ]; then
 	echo "generator/openapi imports more of the project than the manifest: $bad" >&2
 	exit 1
 fi
 # No package imports its parent (issue 26): a parent is built from its children, not the
-# other way round. Test helper packages (…test, as net/http/httptest) are the exception;
-# generator/pack is the one left, until its rework (issue 31) takes the import away.
+# other way round. Test helper packages (…test, as net/http/httptest imports net/http) are
+# the exception: generatortest generates trees, servertest starts a server.
 bad=$(go list -f '{{.ImportPath}} {{join .Imports " "}}' ./... | awk '
 	{ p = $1; parent = p; sub(/\/[^\/]+$/, "", parent)
-	  if (p ~ /test$/ || p == "github.com/opennumerology/numerology/generator/pack") next
+	  if (p ~ /test$/) next
 	  for (i = 2; i <= NF; i++) if ($i == parent) print p " imports " parent }')
 if [ -n "$bad" ]; then
 	echo "a package imports its parent: $bad" >&2
+	exit 1
+fi
+# The tree's format knows no route (issue 26, docs/design.md §12): generator/manifest
+# depends on nothing of the project but internal/, and neither it nor pack holds a route's
+# name or a literal part of its paths (scripts/routeliterals -format reads their string
+# literals); the routes are rows of the table, each in its family's file.
+bad=$(go list -deps ./generator/manifest/ | grep -E '^github\.com/opennumerology/numerology/' | grep -vxE 'github\.com/opennumerology/numerology/(generator/manifest|internal/[a-z]+)' || true)
+if [ -n "$bad" ]; then
+	echo "generator/manifest imports the project beyond internal/: $bad" >&2
+	exit 1
+fi
+if ! bad=$(go run ./scripts/routeliterals -format generator/manifest generator/pack generator/pack/table); then
+	echo "the tree's format or pack names a route (take it from the route table the manifest carries):" >&2
+	echo "$bad" >&2
 	exit 1
 fi

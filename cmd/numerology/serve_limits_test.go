@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/internal/testsupport"
 )
@@ -154,7 +155,7 @@ func TestServeHugeManifestSize(t *testing.T) {
 	}
 	// A matrix record of the first year's shard, which CheckTree reads: it stats every
 	// (n/8)th file of it, so pick a record between two of those.
-	entry, ok := m.Shard(manifest.ShardPath(manifest.RouteMatrix, m.Years[0]))
+	entry, ok := m.Shard(manifest.ShardPath(generator.RouteMatrix, m.Years[0]))
 	if !ok {
 		t.Fatal("no matrix shard in the tree")
 	}

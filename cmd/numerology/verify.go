@@ -30,9 +30,9 @@ func newVerifyCmd() *cobra.Command {
 		Short: "Check a generated tree against its manifest and the API contract",
 		Long: `verify re-hashes every file of a tree against manifest.json, checks that every route of
 the manifest's years is present and that no unlisted file exists, and that every file of a
-route (and every line of a packed month file) is byte for byte what the route gives from
-the rules and the content; a difference names the file and the field. A tree generated
-with --content is verified with the same --content. Each problem is printed on its own line
+route (and every line of a packed file, a month's or a year's) is byte for byte what the
+route gives from the rules and the content; a difference names the file and the field. A
+tree generated with --content is verified with the same --content. Each problem is printed on its own line
 (missing, extra, corrupt, invalid) and the exit code is 4 if any.
 A manifest path outside the tree (../…) or through a link is a problem, never read.
 
@@ -49,7 +49,7 @@ problem of the archive (exit 4), and reading stops there. The first ` + strconv.
 listed, the others counted.`,
 		Example: `  numerology verify
   numerology verify --dir /srv/api
-  numerology verify --archive dist/numerology-dataset-1.0.tar.gz`,
+  numerology verify --archive dist/numerology-dataset-1.0.zip`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runVerify(cmd.Context(), cmd, opts)

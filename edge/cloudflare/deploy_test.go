@@ -257,13 +257,13 @@ func TestRedeploy(t *testing.T) {
 	}{
 		{name: "unchanged tree uploads nothing", change: func(*testing.T, string) []string { return nil }},
 		{name: "one changed file uploads it and the manifest", change: func(t *testing.T, dir string) []string {
-			rewrite(t, dir, manifest.MatrixMonthFile(2000, 5), func(b []byte) []byte {
+			rewrite(t, dir, generatortest.PackedFile(generator.RouteMatrix, 1, 5, 2000), func(b []byte) []byte {
 				return bytes.Replace(b, []byte(`"api_version"`), []byte(`"api_version_changed"`), 1)
 			})
-			return []string{"/" + manifest.MatrixMonthFile(2000, 5), "/" + manifest.FileName}
+			return []string{"/" + generatortest.PackedFile(generator.RouteMatrix, 1, 5, 2000), "/" + manifest.FileName}
 		}},
 		{name: "a changed ignored file uploads only the manifest", change: func(t *testing.T, dir string) []string {
-			rewrite(t, dir, manifest.MatrixFile(15, 5, 2000), func(b []byte) []byte {
+			rewrite(t, dir, generatortest.File(generator.RouteMatrix, 15, 5, 2000), func(b []byte) []byte {
 				return bytes.Replace(b, []byte(`"api_version"`), []byte(`"api_version_changed"`), 1)
 			})
 			return []string{"/" + manifest.FileName}
@@ -517,7 +517,7 @@ func TestTreeChangedAfterGenerate(t *testing.T) {
 	defer fake.Close()
 	dir := copyTree(t)
 	p := newPlan(t, dir, cloudflare.Options{})
-	writeFile(t, filepath.Join(dir, filepath.FromSlash(manifest.LifePathFile(7))), []byte("{}\n"))
+	writeFile(t, filepath.Join(dir, filepath.FromSlash(generatortest.File(generator.RouteLifePath, 7))), []byte("{}\n"))
 	_, err := newDeployer(fake, &bytes.Buffer{}, nil).Apply(context.Background(), p)
 	var te *cloudflare.TreeError
 	if !errors.As(err, &te) || !te.Mismatch {

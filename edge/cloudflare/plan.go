@@ -167,7 +167,11 @@ func NewPlan(dir string, m *manifest.Manifest, w *Worker, opts Options) (*Plan, 
 	}
 	// The worker's files the manifest lists, found while its files are enumerated, shard by
 	// shard: the shards are read once, and nothing of them is kept.
-	workerFiles, problems := assetsignore.WorkerFiles(m)
+	workerFiles, edgeProblems := m.WorkerFiles()
+	problems := make([]assetsignore.Missing, len(edgeProblems))
+	for i, d := range edgeProblems {
+		problems[i] = assetsignore.Missing{Kind: assetsignore.MissingEdge, File: manifest.EdgeFile, Detail: d}
+	}
 	reads := make(map[string]bool, len(workerFiles))
 	for _, f := range workerFiles {
 		reads[f] = false

@@ -283,7 +283,7 @@ func TestPlanRefusesWhatTheWorkerReads(t *testing.T) {
 			addToTree(t, dir, assetsignore.FileName, append(b, tt.extra...))
 			_, err = cloudflare.NewPlan(dir, loadManifest(t, dir), fixtureWorker(t), cloudflare.Options{Limits: freeLimits()})
 			if tt.count < 0 {
-				files, _ := assetsignore.WorkerFiles(loadManifest(t, dir))
+				files, _ := loadManifest(t, dir).WorkerFiles()
 				tt.count = len(files)
 			}
 			var we *cloudflare.WorkerFilesError

@@ -164,7 +164,7 @@ func newSuite(t *testing.T, target Target) *suite {
 		t.Fatalf("conformance: RateLimit %d and RateWindow %v must be positive", target.RateLimit, target.RateWindow)
 	}
 	if len(m.Years) == 0 {
-		t.Fatal("conformance: the tree holds no matrix years")
+		t.Fatal("conformance: the tree holds no years of the date routes")
 	}
 	s := &suite{
 		target: target, clock: target.Clock, base: base, m: m, files: m.Index(),
@@ -185,7 +185,7 @@ func newSuite(t *testing.T, target Target) *suite {
 		if !ok {
 			t.Fatalf("conformance: MissingMatrixFile %q: want D/M/Y", target.MissingMatrixFile)
 		}
-		s.missing = manifest.MatrixFile(d, mo, y)
+		s.missing = s.row(routeMatrix).FilePath([]int{d, mo, y})
 	}
 	return s
 }
@@ -259,13 +259,13 @@ func (s *suite) fileExpect(file string, kind int) expect {
 }
 
 func (s *suite) matrixExpect(d, m, y int) expect {
-	e := s.fileExpect(manifest.MatrixFile(d, m, y), kindMatrix)
+	e := s.fileExpect(s.row(routeMatrix).FilePath([]int{d, m, y}), kindMatrix)
 	e.date = [3]int{d, m, y}
 	return e
 }
 
 func (s *suite) lifePathExpect(n int) expect {
-	e := s.fileExpect(manifest.LifePathFile(n), kindLifePath)
+	e := s.fileExpect(s.row(routeLifePath).FilePath([]int{n}), kindLifePath)
 	e.number = n
 	return e
 }
@@ -283,15 +283,15 @@ func (s *suite) routeCases() []tcase {
 	ys := strconv.Itoa(y)
 	mx := func(rest string) string { return p + "/matrix" + rest }
 	cases := []tcase{
-		{name: "index", path: p, want: s.fileExpect(manifest.IndexFile, kindIndex)},
-		{name: "index trailing slash", path: p + "/", want: s.fileExpect(manifest.IndexFile, kindIndex)},
+		{name: "index", path: p, want: s.fileExpect(s.row(routeIndex).File, kindIndex)},
+		{name: "index trailing slash", path: p + "/", want: s.fileExpect(s.row(routeIndex).File, kindIndex)},
 		{name: "index two trailing slashes", path: p + "//", want: notFound},
-		{name: "openapi", path: p + "/openapi.json", want: s.fileExpect(manifest.OpenAPIFile, kindOpenAPI)},
-		{name: "openapi trailing slash", path: p + "/openapi.json/", want: s.fileExpect(manifest.OpenAPIFile, kindOpenAPI)},
-		{name: "query ignored", path: p + "/life-path?x=1&y=%2F", want: s.fileExpect(manifest.ListFile, kindList)},
+		{name: "openapi", path: p + "/openapi.json", want: s.fileExpect(s.row(routeOpenAPI).File, kindOpenAPI)},
+		{name: "openapi trailing slash", path: p + "/openapi.json/", want: s.fileExpect(s.row(routeOpenAPI).File, kindOpenAPI)},
+		{name: "query ignored", path: p + "/life-path?x=1&y=%2F", want: s.fileExpect(s.row(routeLifePathList).File, kindList)},
 
-		{name: "life-path list", path: p + "/life-path", want: s.fileExpect(manifest.ListFile, kindList)},
-		{name: "life-path list trailing slash", path: p + "/life-path/", want: s.fileExpect(manifest.ListFile, kindList)},
+		{name: "life-path list", path: p + "/life-path", want: s.fileExpect(s.row(routeLifePathList).File, kindList)},
+		{name: "life-path list trailing slash", path: p + "/life-path/", want: s.fileExpect(s.row(routeLifePathList).File, kindList)},
 		{name: "life-path list two trailing slashes", path: p + "/life-path//", want: numberNotFound},
 		{name: "life-path.json is not a route", path: p + "/life-path.json", want: notFound},
 		{name: "life-path 0", path: p + "/life-path/0", want: numberNotFound},
@@ -327,7 +327,7 @@ func (s *suite) routeCases() []tcase {
 	cases = append(cases, s.lifePathDateCases()...)
 	cases = append(cases, s.arcanaCases()...)
 	cases = append(cases, s.compatibilityCases()...)
-	positions := s.rowExpect(s.row(manifest.RoutePositions), nil)
+	positions := s.rowExpect(s.row(routePositions), nil)
 	cases = append(cases,
 		tcase{name: "positions", path: p + "/positions", want: positions},
 		tcase{name: "positions trailing slash", path: p + "/positions/", want: positions},
@@ -383,7 +383,7 @@ func (s *suite) matrixRouteCases() []tcase {
 	y := s.year
 	ys := strconv.Itoa(y)
 	mx := func(rest string) string { return s.m.Edge.Prefix + "/matrix" + rest }
-	date := s.row(manifest.RouteMatrix).Params[0]
+	date := s.row(routeMatrix).Params[0]
 	first, last := date.FirstYear, date.LastYear
 	return []tcase{
 		{name: "matrix", path: mx("/15/5/" + ys), want: s.matrixExpect(15, 5, y)},
@@ -442,7 +442,7 @@ func (s *suite) row(name string) manifest.Route {
 
 // lifePathNumbers are the numbers of the life path route.
 func (s *suite) lifePathNumbers() []int {
-	if r := s.row(manifest.RouteLifePath); len(r.Params) > 0 {
+	if r := s.row(routeLifePath); len(r.Params) > 0 {
 		return r.Params[0].Numbers
 	}
 	return nil
@@ -521,24 +521,42 @@ func itoas(vals []int, lead string) []string {
 	return out
 }
 
+// The routes of the first families by the names of the route table (docs/design.md §3).
+// The suite does not import the generator, so it names them itself, as it names their
+// paths; chart.go and cycles.go name theirs.
+const (
+	routeIndex          = "index"
+	routeOpenAPI        = "openapi"
+	routeLifePathList   = "life-path-list"
+	routeLifePath       = "life-path"
+	routeLifePathDate   = "life-path-date"
+	routeMatrix         = "matrix"
+	routePositions      = "positions"
+	routeArcanaList     = "arcana-list"
+	routeArcana         = "arcana"
+	routeCompatibility  = "compatibility"
+	routeSquareMeanings = "square-meanings"
+	routeSquare         = "square"
+)
+
 // routeKinds names the body checks of the routes this suite knows (checkBody).
 var routeKinds = map[string]int{
-	manifest.RouteIndex:          kindIndex,
-	manifest.RouteOpenAPI:        kindOpenAPI,
-	manifest.RouteLifePathList:   kindList,
-	manifest.RouteLifePath:       kindLifePath,
-	manifest.RouteMatrix:         kindMatrix,
-	manifest.RouteLifePathDate:   kindLifePathDate,
-	manifest.RouteArcanaList:     kindArcanaList,
-	manifest.RouteArcana:         kindArcana,
-	manifest.RoutePositions:      kindPositions,
-	manifest.RouteCompatibility:  kindCompatibility,
-	manifest.RouteSquare:         kindSquare,
-	manifest.RouteSquareMeanings: kindSquareMeanings,
-	routeChart:                   kindChart, // chart.go
-	routeChartMeanings:           kindChartMeanings,
-	routePersonalYear:            kindPersonalYear, // cycles.go
-	routePersonalYearMeanings:    kindPersonalYearMeanings,
+	routeIndex:                kindIndex,
+	routeOpenAPI:              kindOpenAPI,
+	routeLifePathList:         kindList,
+	routeLifePath:             kindLifePath,
+	routeMatrix:               kindMatrix,
+	routeLifePathDate:         kindLifePathDate,
+	routeArcanaList:           kindArcanaList,
+	routeArcana:               kindArcana,
+	routePositions:            kindPositions,
+	routeCompatibility:        kindCompatibility,
+	routeSquare:               kindSquare,
+	routeSquareMeanings:       kindSquareMeanings,
+	routeChart:                kindChart, // chart.go
+	routeChartMeanings:        kindChartMeanings,
+	routePersonalYear:         kindPersonalYear, // cycles.go
+	routePersonalYearMeanings: kindPersonalYearMeanings,
 }
 
 // rowExpect is the answer to a route's value (raw order): the file of its canonical form.
@@ -704,7 +722,7 @@ func (s *suite) lifePathDateCases() []tcase {
 	y := s.year
 	ys := strconv.Itoa(y)
 	lp := func(rest string) string { return s.m.Edge.Prefix + "/life-path" + rest }
-	at := func(d, m, y int) expect { return s.rowExpect(s.row(manifest.RouteLifePathDate), []int{d, m, y}) }
+	at := func(d, m, y int) expect { return s.rowExpect(s.row(routeLifePathDate), []int{d, m, y}) }
 	return []tcase{
 		{name: "life-path date", path: lp("/15/5/" + ys), want: at(15, 5, y)},
 		{name: "life-path date leading zeros", path: lp("/015/05/" + ys), want: at(15, 5, y)},
@@ -730,8 +748,8 @@ func (s *suite) lifePathDateCases() []tcase {
 // arcanaCases are the §3 cases of the arcana routes.
 func (s *suite) arcanaCases() []tcase {
 	p := s.m.Edge.Prefix + "/arcana"
-	list := s.rowExpect(s.row(manifest.RouteArcanaList), nil)
-	one := func(n int) expect { return s.rowExpect(s.row(manifest.RouteArcana), []int{n}) }
+	list := s.rowExpect(s.row(routeArcanaList), nil)
+	one := func(n int) expect { return s.rowExpect(s.row(routeArcana), []int{n}) }
 	arcanaNotFound := expect{status: 404, errKey: manifest.ErrArcanaNotFound}
 	cases := []tcase{
 		{name: "arcana list", path: p, want: list},
@@ -760,7 +778,7 @@ func (s *suite) arcanaCases() []tcase {
 // pair or form answers Number not found with the valid numbers.
 func (s *suite) compatibilityCases() []tcase {
 	p := s.m.Edge.Prefix + "/compatibility"
-	pair := func(a, b int) expect { return s.rowExpect(s.row(manifest.RouteCompatibility), []int{a, b}) }
+	pair := func(a, b int) expect { return s.rowExpect(s.row(routeCompatibility), []int{a, b}) }
 	etag := `"absent"`
 	if f, ok := s.files[pair(3, 11).file]; ok {
 		etag = f.ETag()
@@ -888,8 +906,8 @@ func (s *suite) encodingCases() []tcase {
 		h := map[string]string{"Accept-Encoding": ae}
 		for _, c := range []tcase{
 			{name: "matrix", path: p + "/matrix/15/5/" + ys, want: matrix},
-			{name: "openapi", path: p + "/openapi.json", want: s.fileExpect(manifest.OpenAPIFile, kindOpenAPI)},
-			{name: "life-path list", path: p + "/life-path", want: s.fileExpect(manifest.ListFile, kindList)},
+			{name: "openapi", path: p + "/openapi.json", want: s.fileExpect(s.row(routeOpenAPI).File, kindOpenAPI)},
+			{name: "life-path list", path: p + "/life-path", want: s.fileExpect(s.row(routeLifePathList).File, kindList)},
 			{name: "HEAD matrix", method: http.MethodHead, path: p + "/matrix/15/5/" + ys, want: matrix},
 			{name: "304 matrix", path: p + "/matrix/15/5/" + ys, header: map[string]string{"If-None-Match": etag}, want: notModified},
 			{name: "invalid date", path: p + "/matrix/30/2/" + ys, want: invalidDate},
@@ -1675,13 +1693,13 @@ func (s *suite) checkLifePathDate(t *testing.T, what string, body []byte, want e
 		t.Errorf("%s: number %d, the rule gives %d", what, v.Number, n)
 	}
 	checkLifeCycles(t, what, body, d, m, y) // cycles.go
-	list, err := os.ReadFile(filepath.Join(s.target.TreeDir, filepath.FromSlash(manifest.ListFile)))
+	list, err := os.ReadFile(filepath.Join(s.target.TreeDir, filepath.FromSlash(s.row(routeLifePathList).File)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(list, &items); err != nil {
-		t.Fatalf("%s: %v", manifest.ListFile, err)
+		t.Fatalf("%s: %v", s.row(routeLifePathList).File, err)
 	}
 	i := slices.Index(s.lifePathNumbers(), n)
 	if i < 0 || i >= len(items) || !bytes.Equal(v.LifePath, items[i]) {
@@ -1762,7 +1780,7 @@ func (s *suite) checkCompatibility(t *testing.T, what string, body []byte, want 
 
 // arcanaNumbers are the numbers of the arcana route.
 func (s *suite) arcanaNumbers() []int {
-	if r := s.row(manifest.RouteArcana); len(r.Params) > 0 {
+	if r := s.row(routeArcana); len(r.Params) > 0 {
 		return r.Params[0].Numbers
 	}
 	return nil

@@ -492,7 +492,7 @@ func (s *suite) testMCPTools(t *testing.T, c manifest.MCPConfig) {
 		t.Run("missing file", func(t *testing.T) {
 			d, m, y, _ := parseDate(s.target.MissingMatrixFile)
 			for _, tool := range c.Tools {
-				if r := routes[tool.Route]; r.Name == manifest.RouteMatrix {
+				if r := routes[tool.Route]; r.Name == routeMatrix {
 					res := call(t, tool.Name, toolArgs(tool, r, []int{d, m, y}))
 					if !res.IsError || res.Content[0].Text != s.m.Edge.Errors[manifest.ErrInternal].Body {
 						t.Errorf("the missing record: want isError with the internal error body, got %+v", res)

@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/opennumerology/numerology/generator/manifest"
 )
 
 // squareCases are the §3 cases of the Pythagoras square's routes, which share the scope
@@ -18,14 +16,14 @@ import (
 // range), "meanings" is the texts' route, and the scope itself and any other shape answer
 // the date route's error. The dates include one whose W3 is below zero (09.01.2000).
 func (s *suite) squareCases() []tcase {
-	if s.row(manifest.RouteSquare).Name == "" {
+	if s.row(routeSquare).Name == "" {
 		return nil // a tree of another build
 	}
 	y := s.year
 	ys := strconv.Itoa(y)
 	sq := func(rest string) string { return s.m.Edge.Prefix + "/square" + rest }
-	at := func(d, m, y int) expect { return s.rowExpect(s.row(manifest.RouteSquare), []int{d, m, y}) }
-	meanings := s.fileExpect(s.row(manifest.RouteSquareMeanings).File, kindSquareMeanings)
+	at := func(d, m, y int) expect { return s.rowExpect(s.row(routeSquare), []int{d, m, y}) }
+	meanings := s.fileExpect(s.row(routeSquareMeanings).File, kindSquareMeanings)
 	return []tcase{
 		{name: "square", path: sq("/15/5/" + ys), want: at(15, 5, y)},
 		{name: "square leading zeros", path: sq("/015/05/" + ys), want: at(15, 5, y)},
@@ -172,7 +170,7 @@ type squareText struct {
 // squareTexts reads the cells' names and readings from the tree's /square/meanings.
 func (s *suite) squareTexts(t *testing.T) []squareText {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(s.target.TreeDir, filepath.FromSlash(s.row(manifest.RouteSquareMeanings).File)))
+	b, err := os.ReadFile(filepath.Join(s.target.TreeDir, filepath.FromSlash(s.row(routeSquareMeanings).File)))
 	if err != nil {
 		t.Fatal(err)
 	}

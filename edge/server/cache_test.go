@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/opennumerology/numerology/generator"
+	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
 )
 
@@ -166,7 +168,7 @@ func TestBodyDict(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sample []byte
-	for _, p := range []string{manifest.MatrixFile(1, 1, 2000), manifest.MatrixFile(17, 9, 1900)} {
+	for _, p := range []string{generatortest.File(generator.RouteMatrix, 1, 1, 2000), generatortest.File(generator.RouteMatrix, 17, 9, 1900)} {
 		sample = append(sample, mustRead(t, dir, p)...)
 	}
 	d := newBodyDict(sample)

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/opennumerology/numerology/edge/conformance"
+	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/generatortest"
-	"github.com/opennumerology/numerology/generator/manifest"
 )
 
 // conformanceTarget is the shared suite's target of the server of dir with the given rate
@@ -73,7 +73,7 @@ func TestConformance(t *testing.T) {
 	t.Run("tree with a deleted file", func(t *testing.T) {
 		t.Parallel()
 		dir := copyTree(t)
-		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(manifest.MatrixFile(14, 7, 2000)))); err != nil {
+		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(generatortest.File(generator.RouteMatrix, 14, 7, 2000)))); err != nil {
 			t.Fatal(err)
 		}
 		tg := conformanceTarget(t, dir, conformance.ShortWindow)

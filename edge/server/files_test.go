@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/opennumerology/numerology/edge/cloudflare"
+	"github.com/opennumerology/numerology/generator"
+	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
 )
 
@@ -115,7 +117,7 @@ func TestManifestSizeNotAllocated(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range m.Files {
-		if m.Files[i].Path == manifest.LifePathFile(7) {
+		if m.Files[i].Path == generatortest.File(generator.RouteLifePath, 7) {
 			m.Files[i].Size = 1e12
 		}
 	}

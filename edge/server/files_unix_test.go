@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/opennumerology/numerology/generator"
+	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/internal/testsupport"
 )
@@ -50,7 +52,7 @@ func diskDir(t *testing.T) string {
 // files this test reads (the handler opens files on demand).
 func TestCachedBodyMmapWrite(t *testing.T) {
 	dir := filepath.Join(diskDir(t), "out")
-	for _, rel := range []string{manifest.FileName, manifest.LifePathFile(7)} {
+	for _, rel := range []string{manifest.FileName, generatortest.File(generator.RouteLifePath, 7)} {
 		b, err := os.ReadFile(filepath.Join(sharedTree(t), filepath.FromSlash(rel)))
 		if err != nil {
 			t.Fatal(err)
@@ -65,12 +67,12 @@ func TestCachedBodyMmapWrite(t *testing.T) {
 	}
 	h := newTestHandler(t, dir, nil)
 	const target = "/api/public/life-path/7"
-	path := filepath.Join(dir, filepath.FromSlash(manifest.LifePathFile(7)))
+	path := filepath.Join(dir, filepath.FromSlash(generatortest.File(generator.RouteLifePath, 7)))
 	first := get(t, h, "GET", target, nil)
 	if first.Code != 200 || get(t, h, "GET", target, nil).Code != 200 {
 		t.Fatalf("status %d before the write", first.Code)
 	}
-	if h.cur.Load().files[manifest.LifePathFile(7)].slot.Load() == 0 {
+	if h.cur.Load().files[generatortest.File(generator.RouteLifePath, 7)].slot.Load() == 0 {
 		t.Fatal("the record was not cached: the test would prove nothing")
 	}
 	// A coarse file clock may still show the generation's time: let it move on.

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/opennumerology/numerology/generator"
+	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
 )
 
@@ -233,8 +235,8 @@ func remove(t *testing.T, dir, p string) {
 
 // TestUnreadableFile checks that a file that cannot be read gives 500 for its route only.
 func TestUnreadableFile(t *testing.T) {
-	dir := copyTree(t, manifest.MatrixFile(1, 1, 2000))
-	p := filepath.Join(dir, filepath.FromSlash(manifest.MatrixFile(1, 1, 2000)))
+	dir := copyTree(t, generatortest.File(generator.RouteMatrix, 1, 1, 2000))
+	p := filepath.Join(dir, filepath.FromSlash(generatortest.File(generator.RouteMatrix, 1, 1, 2000)))
 	if err := os.WriteFile(p, []byte("truncated"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +345,7 @@ func loadPaths() []string {
 // record deleted while served answers 500, and so does one rewritten with the same size
 // (before, it kept answering the old body and 304s for its ETag).
 func TestCacheFollowsTree(t *testing.T) {
-	dir := copyTree(t, manifest.MatrixFile(4, 4, 2000))
+	dir := copyTree(t, generatortest.File(generator.RouteMatrix, 4, 4, 2000))
 	h, err := New(Options{Dir: dir, CacheBytes: 8 << 20}) // no limit: the test polls
 	if err != nil {
 		t.Fatal(err)
@@ -358,8 +360,8 @@ func TestCacheFollowsTree(t *testing.T) {
 			t.Fatalf("%s: status %d", p, w.Code)
 		}
 	}
-	remove(t, dir, manifest.MatrixFile(3, 3, 2000))
-	p := filepath.Join(dir, filepath.FromSlash(manifest.MatrixFile(4, 4, 2000)))
+	remove(t, dir, generatortest.File(generator.RouteMatrix, 3, 3, 2000))
+	p := filepath.Join(dir, filepath.FromSlash(generatortest.File(generator.RouteMatrix, 4, 4, 2000)))
 	old, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)

@@ -33,12 +33,12 @@ func TestRoute(t *testing.T) {
 		kind routeKind
 		file string // the body's tree path, or the error key
 	}{
-		{"index", "/api/public", routeFile, manifest.IndexFile},
-		{"index slash", "/api/public/", routeFile, manifest.IndexFile},
+		{"index", "/api/public", routeFile, generatortest.File(generator.RouteIndex)},
+		{"index slash", "/api/public/", routeFile, generatortest.File(generator.RouteIndex)},
 		{"index two slashes", "/api/public//", routeError, manifest.ErrNotFound},
-		{"openapi", "/api/public/openapi.json", routeFile, manifest.OpenAPIFile},
-		{"list", "/api/public/life-path", routeFile, manifest.ListFile},
-		{"list slash", "/api/public/life-path/", routeFile, manifest.ListFile},
+		{"openapi", "/api/public/openapi.json", routeFile, generatortest.File(generator.RouteOpenAPI)},
+		{"list", "/api/public/life-path", routeFile, generatortest.File(generator.RouteLifePathList)},
+		{"list slash", "/api/public/life-path/", routeFile, generatortest.File(generator.RouteLifePathList)},
 		{"life path", "/api/public/life-path/22", routeFile, "api/public/life-path/22.json"},
 		{"life path zeros", "/api/public/life-path/000000009/", routeFile, "api/public/life-path/9.json"},
 		{"life path ten digits", "/api/public/life-path/0000000009", routeError, manifest.ErrNumberNotFound},

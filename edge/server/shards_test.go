@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/opennumerology/numerology/generator"
+	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
 )
 
@@ -16,13 +18,13 @@ import (
 // shards still answer.
 func TestShardNotTheRoots(t *testing.T) {
 	dir := copyTree(t)
-	shard := filepath.Join(dir, manifest.ShardPath(manifest.RouteMatrix, 2000))
+	shard := filepath.Join(dir, manifest.ShardPath(generator.RouteMatrix, 2000))
 	b, err := os.ReadFile(shard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Another size for 15.05.2000: the shard still parses, and is no longer the root's.
-	entry := []byte(`"` + manifest.MatrixFile(15, 5, 2000) + `",`)
+	entry := []byte(`"` + generatortest.File(generator.RouteMatrix, 15, 5, 2000) + `",`)
 	i := bytes.Index(b, entry) + len(entry)
 	b[i] = '9'
 	if err := os.WriteFile(shard, b, 0o644); err != nil {
@@ -90,7 +92,7 @@ func TestShardsKeptBounded(t *testing.T) {
 	}
 	// The body of 15.05 of the first year was cached in the first round, its shard dropped
 	// since: its entry, from the shard read again, finds it in the cache.
-	key, ok := tr.router.fileKeyOf(manifest.MatrixFile(15, 5, m.Years[0]))
+	key, ok := tr.router.fileKeyOf(generatortest.File(generator.RouteMatrix, 15, 5, m.Years[0]))
 	if !ok {
 		t.Fatal("no key for the matrix record")
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/opennumerology/numerology/edge/worker"
 	"github.com/opennumerology/numerology/edge/worker/workertest"
 	"github.com/opennumerology/numerology/generator"
+	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/internal/assetsignore"
 	"github.com/opennumerology/numerology/internal/testsupport"
@@ -117,7 +118,7 @@ func compareUploads(t *testing.T, extra string) {
 			}
 		}
 	}
-	if slices.Contains(deploy, manifest.MatrixFile(1, 1, 2000)) || !slices.Contains(deploy, manifest.MatrixMonthFile(2000, 1)) {
+	if slices.Contains(deploy, generatortest.File(generator.RouteMatrix, 1, 1, 2000)) || !slices.Contains(deploy, generatortest.PackedFile(generator.RouteMatrix, 1, 1, 2000)) {
 		t.Errorf("the upload holds a per-date file or lacks a month file: %d files", len(deploy))
 	}
 	t.Logf("both upload %d files; wrangler ignored %d paths (directories included)", len(deploy), len(ignored))

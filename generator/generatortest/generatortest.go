@@ -88,6 +88,31 @@ func site() (*generator.Site, error) {
 	return generator.NewSite(c, "")
 }
 
+// File is the tree path of the named route's file of canonical vals, from the route table
+// (generator.Routes): the tests name a route's files as the generator does. It panics on a
+// name the table does not have.
+func File(route string, vals ...int) string { return row(route).FilePath(vals) }
+
+// PackedFile is the packed file (docs/design.md §10) of the named date route that holds the
+// body of canonical vals: a month file for PackedFile(generator.RouteMatrix, 1, 5, 2000).
+func PackedFile(route string, vals ...int) string {
+	p, _ := row(route).PackedPath(vals)
+	if p == "" {
+		panic("generatortest: route " + route + " has no packed files")
+	}
+	return p
+}
+
+// row is the named row of the route table.
+func row(name string) manifest.Route {
+	for _, r := range generator.Routes() {
+		if r.Name == name {
+			return r
+		}
+	}
+	panic("generatortest: no route " + name)
+}
+
 // ExtraError is the error key AddExtraRoutes adds: a new key with a status of its own.
 const ExtraError = "extra_not_found"
 

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	json "github.com/goccy/go-json"
 )
@@ -21,26 +20,16 @@ const (
 	APIDir       = "api/public"
 	EdgeFile     = APIDir + "/edge.json" // the EdgeConfig alone, for the worker
 	HeadersFile  = "_headers"            // Cloudflare/Netlify header rules for static hosts
-	ListFile     = APIDir + "/life-path.json"
-	IndexFile    = APIDir + "/index.json"
-	OpenAPIFile  = APIDir + "/openapi.json"
 	ErrorsDir    = APIDir + "/errors"
 	DownloadsDir = "downloads"
 	NotFoundPage = "404.html" // served with status 404 for unknown non-API paths, when present
 	// ShardsDir holds the manifest's shards (ShardPath), which .assetsignore keeps out of
 	// Workers assets.
 	ShardsDir = "manifest.d"
-	// MatrixMonthsDir holds the packed month files: the matrix records of one year and
-	// month, byte for byte, one per line (docs/design.md §10). The worker reads only these.
-	MatrixMonthsDir = APIDir + "/matrix-months"
 	// AssetsIgnoreFile lists, in gitignore syntax, the files Workers static assets need not
 	// hold (wrangler's convention; numerology deploy reads it too).
 	AssetsIgnoreFile = ".assetsignore"
 )
-
-// MatrixMonthsPattern is where the packed month file of a year and month lives, with
-// canonical numbers: EdgeConfig.MatrixMonths.
-const MatrixMonthsPattern = MatrixMonthsDir + "/{year}/{month}.jsonl"
 
 // APIPrefix is the URL path prefix of every API route.
 const APIPrefix = "/api/public"
@@ -56,23 +45,6 @@ const FormatVersion = 2
 // Generator is Manifest.Generator in every tree numerology generate writes: the mark by which
 // generate recognises a tree as its own before it replaces it (docs/design.md §8).
 const Generator = "numerology generate"
-
-// Route names, as used in Route.Name.
-const (
-	RouteIndex         = "index"
-	RouteOpenAPI       = "openapi"
-	RouteLifePathList  = "life-path-list"
-	RouteLifePath      = "life-path"
-	RouteLifePathDate  = "life-path-date"
-	RouteMatrix        = "matrix"
-	RouteArcanaList    = "arcana-list"
-	RouteArcana        = "arcana"
-	RoutePositions     = "positions"
-	RouteCompatibility = "compatibility"
-	// The Pythagoras square (docs/design.md §14): the texts, and the square of a date.
-	RouteSquareMeanings = "square-meanings"
-	RouteSquare         = "square"
-)
 
 // Error keys, as used in EdgeConfig.Errors.
 const (
@@ -195,7 +167,7 @@ type EdgeErrors struct {
 // each param a numeric segment (1–9 ASCII digits, leading zeros allowed); Params type
 // them, and File receives them in canonical form.
 type Route struct {
-	Name    string `json:"name"`    // RouteMatrix, …
+	Name    string `json:"name"`    // "matrix", …: its family names it (generator.RouteMatrix)
 	Pattern string `json:"pattern"` // "/api/public/matrix/{day}/{month}/{year}"
 	// Params are the types of the pattern's parameters, in order; each takes as many
 	// parameters as its Arity. Empty for a route without parameters.
@@ -252,19 +224,6 @@ type ErrorResponse struct {
 	Status int    `json:"status"`
 	File   string `json:"file"` // where the body lives in the tree
 	Body   string `json:"body"` // the exact bytes of that file
-}
-
-// LifePathFile is the tree path of a life path record.
-func LifePathFile(n int) string { return "api/public/life-path/" + strconv.Itoa(n) + ".json" }
-
-// MatrixFile is the tree path of the matrix record of a canonical date.
-func MatrixFile(day, month, year int) string {
-	return "api/public/matrix/" + strconv.Itoa(day) + "/" + strconv.Itoa(month) + "/" + strconv.Itoa(year) + ".json"
-}
-
-// MatrixMonthFile is the tree path of the packed month file of a year and month.
-func MatrixMonthFile(year, month int) string {
-	return MatrixMonthsDir + "/" + strconv.Itoa(year) + "/" + strconv.Itoa(month) + ".jsonl"
 }
 
 // ErrNoManifest is returned by Load when the directory holds no manifest.

@@ -95,12 +95,3 @@ func TestLoad(t *testing.T) {
 		t.Fatalf("Index = %v", idx)
 	}
 }
-
-func TestPaths(t *testing.T) {
-	if got := MatrixFile(5, 1, 1990); got != "api/public/matrix/5/1/1990.json" {
-		t.Errorf("MatrixFile = %s", got)
-	}
-	if got := LifePathFile(33); got != "api/public/life-path/33.json" {
-		t.Errorf("LifePathFile = %s", got)
-	}
-}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/opennumerology/numerology/internal/calendar"
 )
 
 // Parameter types, as used in ParamType.Type (docs/design.md §3). A type takes one or more
@@ -80,9 +82,9 @@ func (p ParamType) Dated() bool { return p.Type == ParamDate || p.Type == ParamB
 func (p ParamType) Place(vals []int) Place {
 	switch p.Type {
 	case ParamDate:
-		return Place{Year: vals[2], Month: vals[1], InMonth: vals[0], InYear: DayOfYear(vals[0], vals[1], vals[2])}
+		return Place{Year: vals[2], Month: vals[1], InMonth: vals[0], InYear: calendar.DayOfYear(vals[0], vals[1], vals[2])}
 	case ParamBirthdayYear: // the birthday's place in a leap year's calendar, under the target year
-		return Place{Year: vals[2], Month: vals[1], InMonth: vals[0], InYear: DayOfYear(vals[0], vals[1], leapYear)}
+		return Place{Year: vals[2], Month: vals[1], InMonth: vals[0], InYear: calendar.DayOfYear(vals[0], vals[1], calendar.LeapYear)}
 	}
 	return Place{}
 }
@@ -98,13 +100,13 @@ func (p ParamType) YearValues(year int) [][]int {
 	if !p.HasYear(year) {
 		return nil
 	}
-	calendar := year // a date's own year; a birthday's, a leap year's
+	cal := year // a date's own year; a birthday's, a leap year's
 	if p.Type == ParamBirthdayYear {
-		calendar = leapYear
+		cal = calendar.LeapYear
 	}
 	out := make([][]int, 0, 366)
 	for m := 1; m <= 12; m++ {
-		for d := 1; d <= DaysIn(m, calendar); d++ {
+		for d := 1; d <= calendar.DaysIn(m, cal); d++ {
 			out = append(out, []int{d, m, year})
 		}
 	}
@@ -582,37 +584,11 @@ func ascending(ns []int) bool {
 
 // ValidDate reports whether d.m.y is a real Gregorian date of the years first–last.
 func ValidDate(d, m, y, first, last int) bool {
-	return y >= first && y <= last && m >= 1 && m <= 12 && d >= 1 && d <= DaysIn(m, y)
+	return y >= first && y <= last && calendar.Valid(d, m, y)
 }
 
 // ValidBirthdayYear reports whether d.m is a day of a leap year's calendar (29 February
 // included) and y a year of first–last.
 func ValidBirthdayYear(d, m, y, first, last int) bool {
-	return y >= first && y <= last && m >= 1 && m <= 12 && d >= 1 && d <= DaysIn(m, leapYear)
-}
-
-// leapYear is any leap year: the calendar a birthday of a birthday_year lives in.
-const leapYear = 2000
-
-// DayOfYear is the ordinal (from 1) of a date of the Gregorian calendar within its year.
-func DayOfYear(d, m, y int) int {
-	for i := 1; i < m; i++ {
-		d += DaysIn(i, y)
-	}
-	return d
-}
-
-// DaysIn is the number of days of a month in the Gregorian calendar.
-func DaysIn(month, year int) int {
-	switch month {
-	case 2:
-		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	default:
-		return 31
-	}
+	return y >= first && y <= last && calendar.Valid(d, m, calendar.LeapYear)
 }

@@ -81,6 +81,10 @@ type Route struct {
 	Example []byte
 	// Values are the parameter values of the route's Example path, in pattern order.
 	Values []int
+	// Head makes the route's HEAD an operation of the document: for the document itself,
+	// whose ETag tells a tool whether to generate its client again without downloading it.
+	// HEAD works on every path; the description says so.
+	Head bool
 }
 
 // Build builds the document. Schemas are derived from the Go types of the bodies, headers

@@ -16,11 +16,6 @@ import (
 // components/responses: per-path copies gave every generated client functions that can
 // only fail (matrixTrace) and duplicates (lifePathListSlash).
 
-// headRoutes are the routes whose HEAD is an operation of the document: the document
-// itself, whose ETag tells a tool whether to generate its client again without downloading
-// it. HEAD works on every path; the description says so.
-var headRoutes = map[string]bool{manifest.RouteOpenAPI: true}
-
 // preflightTag is the tag of the preflight operations: browsers send them, client code
 // does not.
 const preflightTag = "cors"
@@ -79,7 +74,7 @@ func (b *Builder) paths() (Obj, error) {
 				"responses":   Obj{"204": ref("responses", "Preflight")},
 			},
 		}
-		if headRoutes[r.Name] {
+		if b.in.Routes[r.Name].Head {
 			item["head"] = b.headOperation(r)
 		}
 		if params := b.routeParams[r.Name]; params != nil {

@@ -74,9 +74,9 @@ func TestGeneratedClients(t *testing.T) {
 	if out, err := runTool(t, "", bin, "generate", "--years", "1990", "--out", tree); err != nil {
 		t.Fatalf("numerology generate: %v\n%s", err, out)
 	}
-	treeDoc := filepath.Join(tree, filepath.FromSlash(manifest.OpenAPIFile))
+	treeDoc := filepath.Join(tree, filepath.FromSlash(generatortest.File(generator.RouteOpenAPI)))
 	if a, b := readFile(t, doc), readFile(t, treeDoc); !bytes.Equal(a, b) {
-		t.Fatalf("the site renders an OpenAPI document of %d bytes, numerology generate wrote %s of %d: not the same", len(a), manifest.OpenAPIFile, len(b))
+		t.Fatalf("the site renders an OpenAPI document of %d bytes, numerology generate wrote %s of %d: not the same", len(a), generatortest.File(generator.RouteOpenAPI), len(b))
 	}
 	base := serve(t, bin, tree)
 	<-toolsDone
@@ -261,26 +261,26 @@ func expectedReport(t *testing.T, tree string) report {
 		return b
 	}
 	var index struct{ Routes []any }
-	read(manifest.IndexFile, &index)
+	read(generatortest.File(generator.RouteIndex), &index)
 	var doc struct{ OpenAPI string }
-	docETag := manifest.ETag(testsupport.SHA256Hex(read(manifest.OpenAPIFile, &doc)))
+	docETag := manifest.ETag(testsupport.SHA256Hex(read(generatortest.File(generator.RouteOpenAPI), &doc)))
 	var list []struct{ Number int }
-	read(manifest.ListFile, &list)
+	read(generatortest.File(generator.RouteLifePathList), &list)
 	var seven struct {
 		Number       int
 		Archetype    string
 		FamousPeople []struct{ Name string } `json:"famous_people"`
 	}
-	read(manifest.LifePathFile(7), &seven)
+	read(generatortest.File(generator.RouteLifePath, 7), &seven)
 	var rec struct {
 		Input  struct{ Day, Month, Year int }
 		Matrix map[string]struct{ Arcana int }
 	}
-	read(manifest.MatrixFile(15, 5, 1990), &rec)
+	read(generatortest.File(generator.RouteMatrix, 15, 5, 1990), &rec)
 	var ofDate struct{ Number int }
-	read(routeFile(t, manifest.RouteLifePathDate, 15, 5, 1990), &ofDate)
+	read(routeFile(t, generator.RouteLifePathDate, 15, 5, 1990), &ofDate)
 	var pair pairReport
-	read(routeFile(t, manifest.RouteCompatibility, 3, 11), &pair)
+	read(routeFile(t, generator.RouteCompatibility, 3, 11), &pair)
 	errBody := func(key string, withNumbers bool) errorReport {
 		var e errorReport
 		read(m.Edge.Errors[key].File, &e)

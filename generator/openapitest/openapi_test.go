@@ -470,7 +470,7 @@ func fetch(t *testing.T, method, url string, header http.Header) exchange {
 func generateTree(t *testing.T) string {
 	t.Helper()
 	out := generatortest.Tree(t, treeYears...)
-	missing := manifest.MatrixFile(missingDate[0], missingDate[1], missingDate[2])
+	missing := generatortest.File(generator.RouteMatrix, missingDate[0], missingDate[1], missingDate[2])
 	if err := os.Remove(filepath.Join(out, filepath.FromSlash(missing))); err != nil {
 		t.Fatalf("delete %s: %v", missing, err)
 	}

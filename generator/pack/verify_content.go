@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/internal/calendar"
 )
 
 // maxDiffs is the most files of a zip whose difference from what the rules and the content
@@ -166,7 +167,7 @@ func validISODate(s string) bool {
 	if _, err := fmt.Sscanf(s, "%4d-%2d-%2d", &y, &m, &d); err != nil {
 		return false
 	}
-	return m >= 1 && m <= 12 && d >= 1 && d <= manifest.DaysIn(m, y)
+	return m >= 1 && m <= 12 && d >= 1 && d <= calendar.DaysIn(m, y)
 }
 
 // derive fills the dataset's tables and routes' files from the renderers, as pack fills

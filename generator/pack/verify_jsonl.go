@@ -14,6 +14,7 @@ import (
 	kgzip "github.com/klauspost/compress/gzip"
 
 	"github.com/opennumerology/numerology/generator/manifest"
+	"github.com/opennumerology/numerology/internal/calendar"
 )
 
 // MaxRecordLine is the longest line a JSON Lines download may hold: far more than any
@@ -41,7 +42,7 @@ func (d dateOf) String() string { return fmt.Sprintf("%02d.%02d.%04d", d.d, d.m,
 // next is the day after d.
 func (d dateOf) next() dateOf {
 	switch {
-	case d.d < manifest.DaysIn(d.m, d.y):
+	case d.d < calendar.DaysIn(d.m, d.y):
 		return dateOf{d.d + 1, d.m, d.y}
 	case d.m < 12:
 		return dateOf{1, d.m + 1, d.y}

@@ -3,6 +3,8 @@ package rules
 import (
 	"slices"
 	"sync"
+
+	"github.com/opennumerology/numerology/internal/calendar"
 )
 
 // ChartMethod is the method every chart record names (docs/design.md §15): N. Ladini's
@@ -366,7 +368,7 @@ var chartReadingArcana = sync.OnceValue(func() [NumChartReadingZones][]int {
 	var seen [NumChartReadingZones][23]bool
 	for y := FirstYear; y <= LastYear; y++ {
 		for m := 1; m <= 12; m++ {
-			for d := 1; d <= DaysIn(m, y); d++ {
+			for d := 1; d <= calendar.DaysIn(m, y); d++ {
 				c := ComputeChart(d, m, y)
 				for z := range NumChartReadingZones {
 					for _, a := range ChartReadingZone(z).Arcana(&c) {

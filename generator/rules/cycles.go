@@ -1,5 +1,7 @@
 package rules
 
+import "github.com/opennumerology/numerology/internal/calendar"
+
 // r9 reduces n to one digit: while n > 9, n becomes the sum of its digits. Master numbers
 // are reduced too (docs/design.md §16).
 func r9(n int) int {
@@ -18,13 +20,10 @@ func rk(n int) int {
 	return n
 }
 
-// leapYear is a leap year of the range: a birthday is valid when it exists in it.
-const leapYear = 2000
-
 // ValidBirthday reports whether day.month is a day of a leap year's calendar, so that
 // 29 February is a birthday whatever the target year.
 func ValidBirthday(day, month int) bool {
-	return month >= 1 && month <= 12 && day >= 1 && day <= DaysIn(month, leapYear)
+	return month >= 1 && month <= 12 && day >= 1 && day <= calendar.DaysIn(month, calendar.LeapYear)
 }
 
 // ValidPersonalYearInput reports whether day.month is a valid birthday and year a target
@@ -59,7 +58,7 @@ func ComputePersonalYear(day, month, year int) PersonalYear {
 	for k := 1; k <= 12; k++ {
 		pm := r9(py + k)
 		p.Months[k-1] = uint8(pm)
-		n := DaysIn(k, year)
+		n := calendar.DaysIn(k, year)
 		p.MonthLengths[k-1] = uint8(n)
 		// Day j is r9(pm + j): each day is the one before plus 1, 9 wrapping to 1 (r9 of a
 		// positive n is 1 + (n − 1) mod 9), so the month is the cycle read from r9(pm + 1).

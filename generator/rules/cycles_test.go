@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/opennumerology/numerology/internal/calendar"
 )
 
 func TestReduce9(t *testing.T) {
@@ -251,8 +253,8 @@ func TestPersonalYearProperties(t *testing.T) {
 					t.Fatalf("%s: month %d = %d after %d", label, k, pm, prev)
 				}
 				days := p.MonthDays(k)
-				if len(days) != DaysIn(k, y) {
-					t.Fatalf("%s: month %d has %d days, the calendar %d", label, k, len(days), DaysIn(k, y))
+				if len(days) != calendar.DaysIn(k, y) {
+					t.Fatalf("%s: month %d has %d days, the calendar %d", label, k, len(days), calendar.DaysIn(k, y))
 				}
 				total += len(days)
 				for j, pd := range days {

@@ -2,7 +2,7 @@
 // the destiny matrix and the life path number. It is pure: no I/O, no state.
 package rules
 
-import "time"
+import "github.com/opennumerology/numerology/internal/calendar"
 
 // FirstYear and LastYear bound the dates the API covers, inclusive.
 const (
@@ -116,15 +116,7 @@ func LifePath(day, month, year int) int {
 // ValidDate reports whether day.month.year is a real Gregorian date within
 // FirstYear–LastYear.
 func ValidDate(day, month, year int) bool {
-	if year < FirstYear || year > LastYear || month < 1 || month > 12 || day < 1 {
-		return false
-	}
-	return day <= DaysIn(month, year)
-}
-
-// DaysIn returns the number of days of a month (1–12) in a Gregorian year.
-func DaysIn(month, year int) int {
-	return time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+	return year >= FirstYear && year <= LastYear && calendar.Valid(day, month, year)
 }
 
 // DatesIn returns how many dates the years from–to (inclusive) hold.
@@ -132,7 +124,7 @@ func DatesIn(from, to int) int {
 	n := 0
 	for y := from; y <= to; y++ {
 		n += 365
-		if DaysIn(2, y) == 29 {
+		if calendar.IsLeap(y) {
 			n++
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/opennumerology/numerology/internal/calendar"
 )
 
 func readCSV(t *testing.T, name string) [][]string {
@@ -100,7 +102,7 @@ func TestMatrixProperties(t *testing.T) {
 	seen := [NumPositions][23]bool{}
 	for y := FirstYear; y <= LastYear; y++ {
 		for m := 1; m <= 12; m++ {
-			for d := 1; d <= DaysIn(m, y); d++ {
+			for d := 1; d <= calendar.DaysIn(m, y); d++ {
 				n++
 				mx := ComputeMatrix(d, m, y)
 				for p, a := range mx {

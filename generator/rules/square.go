@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/opennumerology/numerology/internal/calendar"
 )
 
 // Square is the Pythagoras square (психоматрица) of a date by the classic method of
@@ -191,7 +193,7 @@ func squareCountsWalk() [9][]int {
 	var seen [9][maxCellDigits + 1]bool
 	for y := FirstYear; y <= LastYear; y++ {
 		for m := 1; m <= 12; m++ {
-			for d := 1; d <= DaysIn(m, y); d++ {
+			for d := 1; d <= calendar.DaysIn(m, y); d++ {
 				s := ComputeSquare(d, m, y)
 				for c, n := range s.Counts {
 					seen[c][n] = true

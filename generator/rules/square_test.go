@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/opennumerology/numerology/internal/calendar"
 )
 
 // squareCells renders a square's cells as the vectors write them: comma-separated, "-" for
@@ -191,7 +193,7 @@ func TestSquareHandVectors(t *testing.T) {
 func forEachDate(f func(d, m, y int)) {
 	for y := FirstYear; y <= LastYear; y++ {
 		for m := 1; m <= 12; m++ {
-			for d := 1; d <= DaysIn(m, y); d++ {
+			for d := 1; d <= calendar.DaysIn(m, y); d++ {
 				f(d, m, y)
 			}
 		}

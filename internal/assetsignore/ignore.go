@@ -1,6 +1,7 @@
-// Package assetsignore reads a tree's .assetsignore exactly as wrangler does, and says
-// which files of a generated tree the Cloudflare Worker reads, so that deploy and verify
-// can prove none of them is left out of the upload.
+// Package assetsignore reads a tree's .assetsignore exactly as wrangler does, and checks a
+// list of files against it (Check), so that deploy and verify can prove none of the files
+// the Cloudflare Worker reads (manifest.Manifest.WorkerFiles) is left out of the upload. It
+// imports nothing of the project: the caller hands it the files and what the manifest lists.
 //
 // wrangler (workers-shared/utils/helpers.ts, createAssetsIgnoreFunction) splits the file on
 // "\n", puts "/.assetsignore", "/_redirects" and "/_headers" before its lines, and asks npm's

@@ -8,6 +8,12 @@
 // route's tree path or API path by hand: a string that starts with the API's folder or
 // prefix, the prefix or the API's URL joined to a literal path, and the folder of each
 // route's packed files. They take paths from the route table and the manifest's names.
+//
+// With -format it checks instead that the packages named by its arguments, folders of Go
+// sources, know no route: no string literal of their non-test sources is a route's name or
+// a literal segment of its pattern, file or packed file. It prints each one found as
+// file:line: and exits 1. scripts/check-imports.sh runs it on the tree's format
+// (generator/manifest) and on pack.
 package main
 
 import (
@@ -25,7 +31,12 @@ import (
 
 func main() {
 	tree := flag.Bool("tree", false, "print the forms of tree and API paths written by hand")
+	format := flag.Bool("format", false, "check that the packages of the folders given know no route")
 	flag.Parse()
+	if *format {
+		runFormat(flag.Args())
+		return
+	}
 	if *tree {
 		printTreeForms()
 		return

@@ -22,6 +22,7 @@ import (
 	"github.com/opennumerology/numerology/edge/server/servertest"
 	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/rules"
+	"github.com/opennumerology/numerology/internal/calendar"
 )
 
 // vectorDate is the date whose golden matrix the details page must show.
@@ -173,7 +174,7 @@ func TestDetailsRuleMatchesGo(t *testing.T) {
 	var want []string
 	for y := rules.FirstYear; y <= rules.LastYear; y++ {
 		for m := 1; m <= 12; m++ {
-			for d := 1; d <= rules.DaysIn(m, y); d++ {
+			for d := 1; d <= calendar.DaysIn(m, y); d++ {
 				mx := rules.ComputeMatrix(d, m, y)
 				nums := make([]string, len(mx))
 				for i, n := range mx {

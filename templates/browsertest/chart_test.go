@@ -13,6 +13,7 @@ import (
 
 	"github.com/opennumerology/numerology/edge/server/servertest"
 	"github.com/opennumerology/numerology/generator/rules"
+	"github.com/opennumerology/numerology/internal/calendar"
 )
 
 // chartCellsJS reads what the chart's details page shows, by the record field of each
@@ -334,7 +335,7 @@ func TestChartRuleMatchesGo(t *testing.T) {
 		var want []string
 		for y := y0; y <= y1; y++ {
 			for m := 1; m <= 12; m++ {
-				for d := 1; d <= rules.DaysIn(m, y); d++ {
+				for d := 1; d <= calendar.DaysIn(m, y); d++ {
 					c := rules.ComputeChart(d, m, y)
 					var b strings.Builder
 					fmt.Fprintf(&b, "%d.%d.%d:%s:", d, m, y, rules.ChartMethod)

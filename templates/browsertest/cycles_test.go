@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/opennumerology/numerology/generator/rules"
+	"github.com/opennumerology/numerology/internal/calendar"
 )
 
 // TestPersonalYearDetailsPage opens the personal year's details page of 23 April in 2000
@@ -115,7 +116,7 @@ func TestCyclesRulesMatchGo(t *testing.T) {
 		})()`
 		got = append(got, strings.Split(eval[string](t, ctx, js), "\n")...)
 		for m := 1; m <= 12; m++ {
-			for d := 1; d <= rules.DaysIn(m, 2000); d++ {
+			for d := 1; d <= calendar.DaysIn(m, 2000); d++ {
 				py := rules.ComputePersonalYear(d, m, y)
 				var months, days strings.Builder
 				for k := 1; k <= 12; k++ {
@@ -131,7 +132,7 @@ func TestCyclesRulesMatchGo(t *testing.T) {
 			}
 		}
 		for m := 1; m <= 12; m++ {
-			for d := 1; d <= rules.DaysIn(m, y); d++ {
+			for d := 1; d <= calendar.DaysIn(m, y); d++ {
 				lc := rules.ComputeLifeCycles(d, m, y)
 				var p []string
 				for _, q := range lc.Pinnacles {

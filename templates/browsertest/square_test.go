@@ -13,6 +13,7 @@ import (
 
 	"github.com/opennumerology/numerology/edge/server/servertest"
 	"github.com/opennumerology/numerology/generator/rules"
+	"github.com/opennumerology/numerology/internal/calendar"
 )
 
 // squareGrid is what the square's details page draws: the working numbers, each cell's
@@ -189,7 +190,7 @@ func TestSquareRuleMatchesGo(t *testing.T) {
 	negative := 0
 	for y := rules.FirstYear; y <= rules.LastYear; y++ {
 		for m := 1; m <= 12; m++ {
-			for d := 1; d <= rules.DaysIn(m, y); d++ {
+			for d := 1; d <= calendar.DaysIn(m, y); d++ {
 				sq := rules.ComputeSquare(d, m, y)
 				if sq.Working[2] <= 0 {
 					negative++

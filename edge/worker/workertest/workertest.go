@@ -23,6 +23,10 @@ var TreeYears = []int{1900, 2000, 2001, 2100}
 // file: the worker must answer 500 for it, and only for it.
 var MissingDate = [3]int{15, 6, 2000}
 
+// missingRoute is the route of MissingDate, by its name in the route table: the matrix,
+// whose record the conformance suite's MissingMatrixFile names too.
+const missingRoute = "matrix"
+
 // RequireTools fails the test when Node's npm or the worker's npm packages (wrangler, Node)
 // are missing from dir, the worker's folder; it skips under -short, the only skip the
 // worker tests know.
@@ -41,7 +45,7 @@ func RequireTools(tb testing.TB, dir string) {
 
 // WithoutPerDateFiles copies tree, into a new temporary folder of tb, without the per-date
 // files of every packed route (the worker reads only the packed month files) and, with
-// blank, with the record of MissingDate blanked out of its packed matrix month file (an
+// blank, with the matrix record of MissingDate blanked out of its packed month file (an
 // empty line).
 func WithoutPerDateFiles(tb testing.TB, tree string, blank bool) string {
 	tb.Helper()
@@ -81,19 +85,23 @@ func WithoutPerDateFiles(tb testing.TB, tree string, blank bool) string {
 		tb.Fatalf("copy the tree: %v", err)
 	}
 	if want := rules.DatesInYears(m.Years); dropped < want {
-		tb.Fatalf("dropped %d per-date files, want at least the %d matrix records", dropped, want)
+		tb.Fatalf("dropped %d per-date files, want at least the %d records of one date route", dropped, want)
 	}
 	if !blank {
 		return served
 	}
-	d, mo, y := MissingDate[0], MissingDate[1], MissingDate[2]
-	month := filepath.Join(served, filepath.FromSlash(manifest.MatrixMonthFile(y, mo)))
+	r := m.Edge.ShardRoute(missingRoute)
+	if r == nil {
+		tb.Fatalf("the tree has no packed route %s", missingRoute)
+	}
+	rel, line := r.PackedPath(MissingDate[:])
+	month := filepath.Join(served, filepath.FromSlash(rel))
 	b, err := os.ReadFile(month)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	lines := bytes.SplitAfter(b, []byte("\n"))
-	lines[d-1] = []byte("\n")
+	lines[line-1] = []byte("\n")
 	if err := os.WriteFile(month, bytes.Join(lines, nil), 0o644); err != nil {
 		tb.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/opennumerology/numerology/edge/conformance"
 	"github.com/opennumerology/numerology/edge/worker/workertest"
+	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/generatortest"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/internal/testsupport"
@@ -104,10 +105,10 @@ func testNeverReachesAssets(t *testing.T, w *wrangler, m *manifest.Manifest) {
 		{"month 13", "/api/public/matrix/1/13/2000", e[manifest.ErrInvalidDate]},
 		{"asset path of a valid date", "/api/public/matrix/1/1/2000.json", e[manifest.ErrInvalidDate]},
 		{"edge config", "/" + manifest.EdgeFile, e[manifest.ErrNotFound]},
-		{"packed month file", "/" + manifest.MatrixMonthFile(2000, 1), e[manifest.ErrNotFound]},
+		{"packed month file", "/" + generatortest.PackedFile(generator.RouteMatrix, 1, 1, 2000), e[manifest.ErrNotFound]},
 		{"prebuilt error file", "/" + e[manifest.ErrInvalidDate].File, e[manifest.ErrNotFound]},
-		{"life path asset path", "/" + manifest.LifePathFile(1), e[manifest.ErrNumberNotFound]},
-		{"list asset path", "/" + manifest.ListFile, e[manifest.ErrNotFound]},
+		{"life path asset path", "/" + generatortest.File(generator.RouteLifePath, 1), e[manifest.ErrNumberNotFound]},
+		{"list asset path", "/" + generatortest.File(generator.RouteLifePathList), e[manifest.ErrNotFound]},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -161,10 +162,10 @@ func testHeadersReplaced(t *testing.T, w *wrangler, m *manifest.Manifest) {
 		status int
 		file   string
 	}{
-		{"matrix", "/api/public/matrix/1/1/1900", 200, manifest.MatrixFile(1, 1, 1900)},
-		{"life path", "/api/public/life-path/33", 200, manifest.LifePathFile(33)},
-		{"list", "/api/public/life-path/", 200, manifest.ListFile},
-		{"index", "/api/public", 200, manifest.IndexFile},
+		{"matrix", "/api/public/matrix/1/1/1900", 200, generatortest.File(generator.RouteMatrix, 1, 1, 1900)},
+		{"life path", "/api/public/life-path/33", 200, generatortest.File(generator.RouteLifePath, 33)},
+		{"list", "/api/public/life-path/", 200, generatortest.File(generator.RouteLifePathList)},
+		{"index", "/api/public", 200, generatortest.File(generator.RouteIndex)},
 		{"invalid date", "/api/public/matrix/31/12/2101", 400, ""},
 		{"not found", "/api/public/nope", 404, ""},
 	}
