@@ -113,3 +113,65 @@ func TestSquareCenturyClaims(t *testing.T) {
 		t.Errorf("%d dates without a 1 and %d without a 9: the cells' words about an empty cell would describe nothing", emptyOne, emptyNine)
 	}
 }
+
+// clinicalStems are words of a diagnosis of anxiety or mood. The texts describe tendencies in
+// everyday words («беспокойство», «переменчивость настроения»), never a condition (issue 32,
+// §6.4: life-path/11 had «тревожность» and «Резкие перепады настроения»).
+var clinicalStems = []string{"тревожност", "депресс", "невроз", "невротич", "психоз", "психопат",
+	"паническ", "биполяр", "маниакал", "истери", "фоби", "апати", "бессонниц", "расстройств",
+	"выгоран", "обсесси", "компульси"}
+
+// clinicalWords returns the clinical words of text: a stem above, or «перепады настроения».
+func clinicalWords(text string) []string {
+	var out []string
+	ws := words(text)
+	for i, w := range ws {
+		for _, s := range clinicalStems {
+			if strings.HasPrefix(w, s) {
+				out = append(out, w)
+			}
+		}
+		if strings.HasPrefix(w, "перепад") && i+1 < len(ws) && strings.HasPrefix(ws[i+1], "настроени") {
+			out = append(out, w+" "+ws[i+1])
+		}
+	}
+	return out
+}
+
+// TestNoClinicalWords keeps the words of a diagnosis of anxiety or mood out of every content
+// text, life-path/11 first: its description and weaknesses are where the review found them.
+func TestNoClinicalWords(t *testing.T) {
+	c, err := Load(Embedded(), "content", testRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eleven := false
+	for i, lp := range c.LifePaths {
+		if lp.Number != 11 {
+			continue
+		}
+		eleven = true
+		if ws := clinicalWords(strings.Join(append([]string{lp.Description, lp.ShortDescription, lp.Love, lp.Advice},
+			append(lp.Traits, lp.Weaknesses...)...), "\n")); len(ws) > 0 {
+			t.Errorf("life-path/11 (LifePaths[%d]) says %q: say it in everyday words, as a tendency", i, ws)
+		}
+	}
+	if !eleven {
+		t.Fatal("no life path 11")
+	}
+	for path, text := range contentTexts(c) {
+		if ws := clinicalWords(text); len(ws) > 0 {
+			t.Errorf("%s says %q: say it in everyday words, as a tendency", path, ws)
+		}
+	}
+	for text, want := range map[string]int{
+		"Чувствительность легко оборачивается тревожностью.": 1,
+		"Резкие перепады настроения":                         1,
+		"Переменчивость настроения; перепад высот":           0,
+		"Беспокойство и волнение":                            0,
+	} {
+		if got := clinicalWords(text); len(got) != want {
+			t.Errorf("clinicalWords(%q) = %q, want %d words", text, got, want)
+		}
+	}
+}
