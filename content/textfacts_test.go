@@ -47,6 +47,55 @@ func TestCompatLevelsFitTheirPairs(t *testing.T) {
 	}
 }
 
+// TestNaturalPairsDoNotDiffer keeps a pair's level true of its own summary: the natural
+// level says «Ритм и ценности двух путей близки», so no pair of that level may say the two
+// see or do things differently. It holds the reason the doubled digit does not decide a level
+// (issue 32, style 13): [1,11] and [3,33] both share a digit with the master number, but
+// [1,11]'s summary says the two «смотрят на мир по-разному» (complementary), while [3,33]'s
+// says the Тройка finds its own creative force in the partner (natural).
+func TestNaturalPairsDoNotDiffer(t *testing.T) {
+	c, err := Load(Embedded(), "content", testRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	natural := 0
+	for _, p := range c.Compatibility.Pairs {
+		if p.Level != "natural" {
+			continue
+		}
+		natural++
+		if w := differenceWord(p.Summary); w != "" {
+			t.Errorf("%d/%d is natural («ритм и ценности близки»), yet its summary says %q", p.A, p.B, w)
+		}
+	}
+	if natural == 0 {
+		t.Fatal("no natural pair: the test checks nothing")
+	}
+	for text, want := range map[string]string{
+		"Эти двое понимают друг друга, хотя смотрят на мир по-разному.": "по-разному",
+		"Ритмы у них разные.":                      "разные",
+		"Различие — в глубине.":                    "различие",
+		"Им легко вместе: разнообразие их радует.": "",
+	} {
+		if got := differenceWord(text); got != want {
+			t.Errorf("differenceWord(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
+
+// differenceWord returns the first word of text saying that two things differ, or "".
+func differenceWord(text string) string {
+	for _, w := range words(text) {
+		switch {
+		case w == "по-разному", strings.HasPrefix(w, "различ"), strings.HasPrefix(w, "непохож"),
+			strings.HasPrefix(w, "противополож"),
+			strings.HasPrefix(w, "разн") && !strings.HasPrefix(w, "разнообраз"):
+			return w
+		}
+	}
+	return ""
+}
+
 // TestDemandingLevelPointsToHelp pins the sentence of the demanding level (issue 32, §6):
 // fear, humiliation, control or violence are not a matter of numbers, and help is named.
 func TestDemandingLevelPointsToHelp(t *testing.T) {
