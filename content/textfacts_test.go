@@ -97,7 +97,9 @@ func differenceWord(text string) string {
 }
 
 // TestDemandingLevelPointsToHelp pins the sentence of the demanding level (issue 32, §6):
-// fear, humiliation, control or violence are not a matter of numbers, and help is named.
+// fear, humiliation, control or violence are not a matter of numbers, and help is named, the
+// emergency number too. The generator's TestHelpSentencesAgree holds it to the pages' and the
+// chart's sentences.
 func TestDemandingLevelPointsToHelp(t *testing.T) {
 	c, err := Load(Embedded(), "content", testRules)
 	if err != nil {
@@ -107,7 +109,7 @@ func TestDemandingLevelPointsToHelp(t *testing.T) {
 	if !ok {
 		t.Fatal("no level demanding")
 	}
-	for _, w := range []string{"унижение", "контроль", "насилие", "не в числах", "специалист", "кризисн"} {
+	for _, w := range []string{"страх", "унижение", "контроль", "насилие", "не в числах", "психолог", "юрист", "кризисн", "доверия", "угрозе жизни", "112"} {
 		if !strings.Contains(lv.Description, w) {
 			t.Errorf("the demanding level does not say %q: %s", w, lv.Description)
 		}

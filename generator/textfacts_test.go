@@ -3,6 +3,8 @@ package generator
 import (
 	"fmt"
 	"html"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/opennumerology/numerology/content"
 	"github.com/opennumerology/numerology/generator/rules"
+	"github.com/opennumerology/numerology/templates"
 )
 
 // The tests of this file pin, against the rules, the facts the pages state and an editor
@@ -254,7 +257,7 @@ func TestBornText(t *testing.T) {
 func TestCompatibilityPagesCarryTheCaveats(t *testing.T) {
 	s, tree := sharedTree(t)
 	const frame, help = "Так традиция описывает сочетание", "есть страх, унижение, контроль или насилие"
-	const helpLevel = "если в отношениях есть унижение, контроль или насилие"
+	const helpLevel = "в отношениях есть унижение, контроль или насилие"
 	for _, p := range s.Content.Compatibility.Pairs {
 		_, text := pageText(t, tree, CompatibilityPairPage(p.A, p.B))
 		if n := strings.Count(text, frame); n != 1 {
@@ -267,5 +270,56 @@ func TestCompatibilityPagesCarryTheCaveats(t *testing.T) {
 	_, list := pageText(t, tree, CompatibilityPage)
 	if !strings.Contains(list, help) || !strings.Contains(list, "Так традиция описывает сочетания") {
 		t.Error("the page of all pairs lacks the frame or the sentence on fear and violence")
+	}
+}
+
+// helpWords are what every sentence on fear and violence in a relationship names (issue 32,
+// §6): the four signs, then the kinds of help, the emergency number last.
+var helpWords = []struct{ name, stem string }{
+	{"fear", "страх"}, {"humiliation", "униж"}, {"control", "контрол"}, {"violence", "насили"},
+	{"a psychologist", "психолог"}, {"a lawyer", "юрист"}, {"a crisis service", "кризисн"},
+	{"a helpline", "доверия"}, {"a threat to life", "угроз"}, {"the emergency services", "экстренн"},
+	{"their number", "112"},
+}
+
+// TestHelpSentencesAgree checks that the three places that say it name the same signs and
+// the same help: the pages' sentence (layout.html, compat-help), the demanding level's
+// description and the chart's relationship channel. Each says it in its own words.
+func TestHelpSentencesAgree(t *testing.T) {
+	s, err := loadTestSite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout, err := fs.ReadFile(templates.FS(), "layout.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := regexp.MustCompile(`(?s)\{\{define "compat-help" -\}\}(.*?)\{\{- end\}\}`).FindSubmatch(layout)
+	if block == nil {
+		t.Fatal("layout.html defines no compat-help")
+	}
+	places := map[string]string{"the pages (layout.html, compat-help)": string(block[1])}
+	if lv, ok := s.Content.Compatibility.Level("demanding"); ok {
+		places["the demanding level"] = lv.Description
+	}
+	for _, z := range s.Content.Chart.Zones {
+		if z.Key == "relationship_channel" {
+			places["the chart's relationship channel"] = z.Description
+		}
+	}
+	if len(places) != 3 {
+		t.Fatalf("found %d of the three places: %v", len(places), slices.Collect(maps.Keys(places)))
+	}
+	for place, text := range places {
+		text = strings.ToLower(strings.ReplaceAll(text, "\u00a0", " "))
+		var missing []string
+		for _, w := range helpWords {
+			if !strings.Contains(text, w.stem) {
+				missing = append(missing, w.name)
+			}
+		}
+		if len(missing) > 0 {
+			t.Errorf("%s does not name %s: %s", place, strings.Join(missing, ", "), text)
+		}
 	}
 }
