@@ -38,21 +38,23 @@ func lifePathFamily() []routeUnit {
 			OperationID: "listLifePaths", Tag: "life-path",
 		},
 		renderer: renderer{
-			body: []LifePathItem{},
+			body: []LifePathListItem{},
 			schema: func(s *Site, b *openapi.Builder) (string, obj) {
 				n := len(s.Content.LifePaths)
 				return "LifePathList", obj{
-					"type": "array", "items": b.SchemaOf(LifePathItem{}), "minItems": n, "maxItems": n,
-					"description": "12 чисел в порядке 1…9, 11, 22, 33",
+					"type": "array", "items": b.SchemaOf(LifePathListItem{}), "minItems": n, "maxItems": n,
+					"description": "12 чисел в порядке 1…9, 11, 22, 33; у каждого — оговорка disclaimer, как у других записей",
 				}
 			},
 			fields: func(*Site) map[string]obj {
 				return map[string]obj{
-					"LifePathItem.number": {"enum": rules.LifePathNumbers},
-					"LifePathItem.url":    {"format": "uri", "description": "Адрес полной записи в API"},
+					"LifePathItem.number":     {"enum": rules.LifePathNumbers},
+					"LifePathItem.url":        {"format": "uri", "description": "Адрес полной записи в API"},
+					"LifePathListItem.number": {"enum": rules.LifePathNumbers},
+					"LifePathListItem.url":    {"format": "uri", "description": "Адрес полной записи в API"},
 				}
 			},
-			encoder: func(s *Site) (encodeFunc, error) { return encodeOnce(s.LifePathList()) },
+			encoder: func(s *Site) (encodeFunc, error) { return encodeOnce(s.LifePathListBody()) },
 			pages:   func(p *pageRenderer) []page { return []page{p.lifePathListPage()} },
 		},
 	}, {
@@ -327,6 +329,15 @@ type LifePathItem struct {
 	SourceURL        string `json:"source_url"`
 }
 
+// LifePathListItem is one entry of the body of /life-path: the item, with the caveat every
+// record carries. The list is an array with no room for record-wide fields, and an app may
+// show its short texts alone, so each item carries it (issue 32, §6). Where an item is part of
+// another record (life_path of a date's record), that record carries the caveat once.
+type LifePathListItem struct {
+	LifePathItem
+	Disclaimer string `json:"disclaimer"`
+}
+
 // LifePathRecord builds the record of one life path number.
 func (s *Site) LifePathRecord(lp *content.LifePath) LifePathRecord {
 	people := make([]Person, len(lp.FamousPeople))
@@ -355,7 +366,8 @@ func (s *Site) LifePathRecord(lp *content.LifePath) LifePathRecord {
 	}
 }
 
-// LifePathList builds the body of /life-path.
+// LifePathList builds the 12 items of /life-path as the pages and the records that hold an
+// item use them; the body of /life-path adds the disclaimer to each (LifePathListBody).
 func (s *Site) LifePathList() []LifePathItem {
 	items := make([]LifePathItem, len(s.Content.LifePaths))
 	for i, lp := range s.Content.LifePaths {
@@ -369,6 +381,16 @@ func (s *Site) LifePathList() []LifePathItem {
 		}
 	}
 	return items
+}
+
+// LifePathListBody builds the body of /life-path: the list, each item with the disclaimer.
+func (s *Site) LifePathListBody() []LifePathListItem {
+	list := s.LifePathList()
+	out := make([]LifePathListItem, len(list))
+	for i, it := range list {
+		out[i] = LifePathListItem{it, s.disclaimer}
+	}
+	return out
 }
 
 // LifePathDateSourceURL is the human page behind a life path record of a date: the page of

@@ -166,8 +166,8 @@ func (s *Site) APIIndex() APIIndex {
 	for _, d := range Downloads() {
 		dataset = append(dataset, IndexFile{d.Format, s.SiteURL + d.Path})
 	}
-	description := fmt.Sprintf("Открытый API только для чтения: 12 чисел жизненного пути и их совместимость, 22 старших аркана и 12 позиций матрицы судьбы, а для каждой даты рождения с 01.01.%d по 31.12.%d — её число жизненного пути, матрица судьбы, полная карта матрицы судьбы и квадрат Пифагора (психоматрица).",
-		rules.FirstYear, rules.LastYear)
+	description := fmt.Sprintf("Открытый API только для чтения: 12 чисел жизненного пути и их совместимость, 22 старших аркана и 12 позиций матрицы судьбы, а для каждой даты рождения с 01.01.%d по 31.12.%d — её число жизненного пути, матрица судьбы, полная карта матрицы судьбы и квадрат Пифагора (психоматрица), а для дня рождения в любом году с %d по %d — личный год с личными месяцами и днями.",
+		rules.FirstYear, rules.LastYear, rules.FirstYear, rules.LastYear)
 	return APIIndex{
 		Name:        s.Content.Site.Title,
 		Description: description,
@@ -201,7 +201,7 @@ type homeDoc struct {
 // attribution rules and the dataset.
 func (p *pageRenderer) homePage() page {
 	s := p.s
-	description := fmt.Sprintf("Открытый API на русском: числа жизненного пути и их совместимость, матрица судьбы и квадрат Пифагора для каждой даты с %d по %d год. JSON, CORS, CC BY 4.0.",
+	description := fmt.Sprintf("Открытый API на русском: числа жизненного пути и совместимость, матрица судьбы и её полная карта, квадрат Пифагора и личный год для дат %d–%d. JSON, CORS, CC BY 4.0.",
 		rules.FirstYear, rules.LastYear)
 	return page{file: HomePage, template: "home.html", path: "/", indexed: true,
 		card:        cards.Card{Title: "Числа жизненного пути и матрица судьбы"},

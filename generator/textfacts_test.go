@@ -3,6 +3,8 @@ package generator
 import (
 	"fmt"
 	"html"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,7 +14,9 @@ import (
 	"time"
 
 	"github.com/opennumerology/numerology/content"
+	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/rules"
+	"github.com/opennumerology/numerology/templates"
 )
 
 // The tests of this file pin, against the rules, the facts the pages state and an editor
@@ -254,7 +258,7 @@ func TestBornText(t *testing.T) {
 func TestCompatibilityPagesCarryTheCaveats(t *testing.T) {
 	s, tree := sharedTree(t)
 	const frame, help = "Так традиция описывает сочетание", "есть страх, унижение, контроль или насилие"
-	const helpLevel = "если в отношениях есть унижение, контроль или насилие"
+	const helpLevel = "в отношениях есть унижение, контроль или насилие"
 	for _, p := range s.Content.Compatibility.Pairs {
 		_, text := pageText(t, tree, CompatibilityPairPage(p.A, p.B))
 		if n := strings.Count(text, frame); n != 1 {
@@ -267,5 +271,136 @@ func TestCompatibilityPagesCarryTheCaveats(t *testing.T) {
 	_, list := pageText(t, tree, CompatibilityPage)
 	if !strings.Contains(list, help) || !strings.Contains(list, "Так традиция описывает сочетания") {
 		t.Error("the page of all pairs lacks the frame or the sentence on fear and violence")
+	}
+}
+
+// helpWords are what every sentence on fear and violence in a relationship names (issue 32,
+// §6): the four signs, then the kinds of help, the emergency number last.
+var helpWords = []struct{ name, stem string }{
+	{"fear", "страх"}, {"humiliation", "униж"}, {"control", "контрол"}, {"violence", "насили"},
+	{"a psychologist", "психолог"}, {"a lawyer", "юрист"}, {"a crisis service", "кризисн"},
+	{"a helpline", "доверия"}, {"a threat to life", "угроз"}, {"the emergency services", "экстренн"},
+	{"their number", "112"},
+}
+
+// TestHelpSentencesAgree checks that the three places that say it name the same signs and
+// the same help: the pages' sentence (layout.html, compat-help), the demanding level's
+// description and the chart's relationship channel. Each says it in its own words.
+func TestHelpSentencesAgree(t *testing.T) {
+	s, err := loadTestSite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout, err := fs.ReadFile(templates.FS(), "layout.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := regexp.MustCompile(`(?s)\{\{define "compat-help" -\}\}(.*?)\{\{- end\}\}`).FindSubmatch(layout)
+	if block == nil {
+		t.Fatal("layout.html defines no compat-help")
+	}
+	places := map[string]string{"the pages (layout.html, compat-help)": string(block[1])}
+	if lv, ok := s.Content.Compatibility.Level("demanding"); ok {
+		places["the demanding level"] = lv.Description
+	}
+	for _, z := range s.Content.Chart.Zones {
+		if z.Key == "relationship_channel" {
+			places["the chart's relationship channel"] = z.Description
+		}
+	}
+	if len(places) != 3 {
+		t.Fatalf("found %d of the three places: %v", len(places), slices.Collect(maps.Keys(places)))
+	}
+	for place, text := range places {
+		text = strings.ToLower(strings.ReplaceAll(text, "\u00a0", " "))
+		var missing []string
+		for _, w := range helpWords {
+			if !strings.Contains(text, w.stem) {
+				missing = append(missing, w.name)
+			}
+		}
+		if len(missing) > 0 {
+			t.Errorf("%s does not name %s: %s", place, strings.Join(missing, ", "), text)
+		}
+	}
+}
+
+// dateRouteNames holds, for each route of a date, how the site's texts name what it gives.
+var dateRouteNames = map[string]*regexp.Regexp{
+	manifest.RouteLifePathDate: regexp.MustCompile(`(?i)числ\S* жизненного пути`),
+	manifest.RouteMatrix:       regexp.MustCompile(`(?i)матриц\S* судьбы`),
+	RouteChart:                 regexp.MustCompile(`(?i)полн\S* карт`),
+	manifest.RouteSquare:       regexp.MustCompile(`(?i)квадрат\S* Пифагора`),
+	RoutePersonalYear:          regexp.MustCompile(`(?i)личн\S* год`),
+}
+
+// TestSiteDescriptionsNameEveryDateRoute checks that the texts which sum up the API name
+// everything it gives for a date (the texts33 read found the personal year missing): the home
+// page's description, lead and dataset paragraph, and the API index's description.
+func TestSiteDescriptionsNameEveryDateRoute(t *testing.T) {
+	s, tree := sharedTree(t)
+	raw, _ := pageText(t, tree, HomePage)
+	meta := regexp.MustCompile(`<meta name="description" content="([^"]*)">`).FindStringSubmatch(raw)
+	lead := regexp.MustCompile(`(?s)<p class="lead">(.*?)</p>`).FindStringSubmatch(raw)
+	dataset := regexp.MustCompile(`(?s)<section id="dataset"[^>]*>.*?<p>(.*?)</p>`).FindStringSubmatch(raw)
+	if meta == nil || lead == nil || dataset == nil {
+		t.Fatalf("the home page lacks its description, lead or dataset paragraph: %v %v %v", meta != nil, lead != nil, dataset != nil)
+	}
+	texts := map[string]string{
+		"the home page's description":       meta[1],
+		"the home page's lead":              lead[1],
+		"the home page's dataset paragraph": dataset[1],
+		"the API index's description":       s.APIIndex().Description,
+	}
+	dates := 0
+	for _, r := range Routes() {
+		if r.Packed == nil {
+			continue
+		}
+		dates++
+		re, ok := dateRouteNames[r.Name]
+		if !ok {
+			t.Errorf("route %s gives a record per date, but dateRouteNames has no name for it", r.Name)
+			continue
+		}
+		for where, text := range texts {
+			text = strings.ReplaceAll(html.UnescapeString(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(text, "")), "\u00a0", " ")
+			if !re.MatchString(text) {
+				t.Errorf("%s does not name the %s route (%s): %s", where, r.Name, re, text)
+			}
+		}
+	}
+	if dates < len(dateRouteNames) {
+		t.Errorf("%d routes of a date, %d names: a name for a route that is gone", dates, len(dateRouteNames))
+	}
+}
+
+// TestDateHintsNameBothFormats checks that every date form's hint names both forms the page
+// scripts accept, ДД.ММ.ГГГГ and ГГГГ-ММ-ДД (the texts33 read found the chart's naming one).
+func TestDateHintsNameBothFormats(t *testing.T) {
+	_, tree := sharedTree(t)
+	hintRe := regexp.MustCompile(`(?s)<p class="hint" id="[a-z-]+-date-hint">(.*?)</p>`)
+	hints := 0
+	err := filepath.WalkDir(tree, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".html") {
+			return err
+		}
+		rel, _ := filepath.Rel(tree, path)
+		raw, _ := pageText(t, tree, filepath.ToSlash(rel))
+		for _, m := range hintRe.FindAllStringSubmatch(raw, -1) {
+			hints++
+			for _, f := range []string{"ДД.ММ.ГГГГ", "ГГГГ-ММ-ДД"} {
+				if !strings.Contains(m[1], f) {
+					t.Errorf("%s: the date hint does not name %s: %s", rel, f, m[1])
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hints < 3 {
+		t.Errorf("%d date hints found, want those of the matrix, square and chart pages at least", hints)
 	}
 }

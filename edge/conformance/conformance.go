@@ -1563,8 +1563,10 @@ func (s *suite) checkList(t *testing.T, what string, body []byte) {
 		if it["url"] != s.m.APIBase+"/life-path/"+strconv.Itoa(n) {
 			t.Errorf("%s: item %d url %v", what, i, it["url"])
 		}
+		// The list has no room for record-wide fields: each item carries the caveat.
+		checkDisclaimer(t, fmt.Sprintf("%s item %d", what, i), it)
 	}
-	keysInOrder(t, what+" item", firstElement(t, body), "number", "archetype", "tagline", "short_description", "url", "source_url")
+	keysInOrder(t, what+" item", firstElement(t, body), "number", "archetype", "tagline", "short_description", "url", "source_url", "disclaimer")
 }
 
 // checkLifePath checks a life path record.
@@ -1701,9 +1703,16 @@ func (s *suite) checkLifePathDate(t *testing.T, what string, body []byte, want e
 	if err := json.Unmarshal(list, &items); err != nil {
 		t.Fatalf("%s: %v", s.row(routeLifePathList).File, err)
 	}
+	// The item is the list's without its disclaimer, which the record carries once.
 	i := slices.Index(s.lifePathNumbers(), n)
-	if i < 0 || i >= len(items) || !bytes.Equal(v.LifePath, items[i]) {
-		t.Errorf("%s: life_path %s, want the list's item of %d", what, v.LifePath, n)
+	var item []byte
+	if i >= 0 && i < len(items) {
+		if j := bytes.LastIndex(items[i], []byte(`,"disclaimer":`)); j > 0 {
+			item = append(slices.Clip(items[i][:j]), '}')
+		}
+	}
+	if item == nil || !bytes.Equal(v.LifePath, item) {
+		t.Errorf("%s: life_path %s, want the list's item of %d without its disclaimer", what, v.LifePath, n)
 	}
 	var rec map[string]any
 	_ = json.Unmarshal(body, &rec)
@@ -1843,15 +1852,21 @@ func (s *suite) checkArcana(t *testing.T, what string, body []byte, want expect)
 
 func (s *suite) checkLicence(t *testing.T, what string, v map[string]any) {
 	t.Helper()
-	if d, _ := v["disclaimer"].(string); !strings.Contains(strings.ReplaceAll(d, "\u00a0", " "), "не наука") {
-		t.Errorf("%s: disclaimer %q: want the caveat that numerology is not a science", what, d)
-	}
+	checkDisclaimer(t, what, v)
 	equal(t, what, v, "license", "CC-BY 4.0")
 	equal(t, what, v, "license_url", "https://creativecommons.org/licenses/by/4.0/")
 	equal(t, what, v, "api_version", s.m.APIVersion)
 	isString(t, what, v, "attribution")
 	if h, _ := v["attribution_html"].(string); !strings.HasPrefix(h, `<a href="`) || !strings.Contains(h, `rel="nofollow noopener"`) {
 		t.Errorf("%s: attribution_html %q", what, h)
+	}
+}
+
+// checkDisclaimer checks a record's (or a list item's) caveat: numerology is not a science.
+func checkDisclaimer(t *testing.T, what string, v map[string]any) {
+	t.Helper()
+	if d, _ := v["disclaimer"].(string); !strings.Contains(strings.ReplaceAll(d, "\u00a0", " "), "не наука") {
+		t.Errorf("%s: disclaimer %q: want the caveat that numerology is not a science", what, d)
 	}
 }
 
