@@ -209,7 +209,7 @@
         return { heading: "Такого дня нет", error: "Дня " + pad(d) + "." + pad(m) + " нет в календаре." };
       }
       if (!/^\d{4}$/.test(ys) || +ys < data.firstYear || +ys > data.lastYear) {
-        return { heading: "Год вне диапазона " + data.firstYear + "–" + data.lastYear, error: "Личный год считается для годов с " + data.firstYear + " по " + data.lastYear + ": укажите год из этого промежутка." };
+        return { heading: "Год вне диапазона " + data.firstYear + "–" + data.lastYear, error: "Личный год считается для любого года с " + data.firstYear + " по " + data.lastYear + ": укажите год из этого промежутка." };
       }
       return { d: d, m: m, y: +ys };
     }
