@@ -106,8 +106,10 @@ type Person struct {
 	Name  string `yaml:"name"`
 	Field string `yaml:"field"`
 	Born  string `yaml:"born"` // YYYY-MM-DD; must give the number the person is listed under
-	// BornOldStyle is the same day in the Julian calendar (YYYY-MM-DD), for a person born
-	// where it was in use; empty otherwise. Born stays the New Style date (oldstyle.go).
+	// BornOldStyle is the same day in the Julian calendar (YYYY-MM-DD), for a person whose
+	// date Russian reference works give in both styles: born where the Julian calendar was in
+	// use, or a Russian figure born abroad (Catherine II, born in Prussia under the Gregorian
+	// one); empty otherwise. Born stays the New Style date (oldstyle.go).
 	BornOldStyle string `yaml:"born_old_style"`
 }
 

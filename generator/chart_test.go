@@ -713,3 +713,48 @@ func TestChartRecordAgreesWithMatrix(t *testing.T) {
 		}
 	}
 }
+
+// TestChartExampleNamesItsPoints checks the names the worked example of /chart gives the
+// channels' points: each is the title of its zone on the same page («Точка равновесия»,
+// «Денежная точка», «Точка отношений»), and none is the title of one of the 12 positions,
+// which the drawing beside it gives to other points (the texts35 read found «Деньги =
+// равновесие + C2» under a drawing whose C is «Деньги», and «Отношения» likewise for H).
+func TestChartExampleNamesItsPoints(t *testing.T) {
+	s := testSite(t)
+	p := &pageRenderer{s: s}
+	ex := p.chartExampleOf(chartExampleDate)
+	var channels []ruleLine
+	for _, st := range ex.Steps {
+		if st.Title == "Каналы" {
+			channels = st.Steps
+		}
+	}
+	if channels == nil {
+		t.Fatal("the worked example has no step «Каналы»")
+	}
+	var names []string
+	for _, l := range channels {
+		name, _, _ := strings.Cut(l.Name, " = ")
+		names = append(names, name)
+	}
+	want := []string{"C2", "D2"}
+	for _, key := range []string{"balance", "money", "love"} {
+		z, ok := s.Content.Chart.Zone(key)
+		if !ok {
+			t.Fatalf("no chart zone %s", key)
+		}
+		want = append(want, z.Title)
+	}
+	if !slices.Equal(names, want) {
+		t.Errorf("the example names the channels' points %q, want %q", names, want)
+	}
+	for _, pos := range s.Content.Positions {
+		for _, st := range ex.Steps {
+			for _, l := range st.Steps {
+				if name, _, _ := strings.Cut(l.Name, " = "); name == pos.Title {
+					t.Errorf("the example's step %q is named as the position %s, which is another point", l.Name, pos.Key)
+				}
+			}
+		}
+	}
+}

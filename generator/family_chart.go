@@ -373,7 +373,7 @@ var chartArcanum = obj{"type": "integer", "minimum": 1, "maximum": 22}
 
 func chartRecordFields(*Site) map[string]obj {
 	out := map[string]obj{
-		"ChartRecord.method":        {"const": rules.ChartMethod, "description": "Метод расчёта (docs: «ladini-22» — матрица Н. Ладини на 22 старших арканах); меняется, только если меняется правило"},
+		"ChartRecord.method":        {"const": rules.ChartMethod, "description": "Метод расчёта: «ladini-22» — матрица Н. Ладини на 22 старших арканах; меняется, только если меняется правило"},
 		"ChartRecord.points":        {"description": "28 точек звезды по буквам: вершины A–D, центр E, углы F–I, внутренние точки X1, X2 каждой вершины и угла, A3, B3 и центр рода U; названия арканов — /arcana, смысл зон — /chart/meanings"},
 		"ChartRecord.channels":      {"description": "Денежный канал и канал отношений"},
 		"ChartRecord.purposes":      {"description": "Восемь предназначений"},
@@ -424,7 +424,7 @@ func chartMeaningsFields(*Site) map[string]obj {
 		"ChartMeanings.readings":       {"description": "Чтения арканов в денежном канале, канале отношений и кармическом хвосте"},
 		"ChartZoneMeaning.key":         {"description": "Ключ поля записи, которое описывает зона, или имя целого: inner, money_channel, relationship_channel, male_line, female_line, chakras"},
 		"ChartZoneMeaning.title":       {"description": "Название зоны"},
-		"ChartReading.reading":         {"description": "Одно–три предложения о склонностях, не прогноз"},
+		"ChartReading.reading":         {"description": "От одного до трёх предложений о склонностях, не прогноз"},
 		"ChartZoneMeaning.description": {"description": "Что означает зона"},
 	}
 }
@@ -1023,9 +1023,9 @@ func (p *pageRenderer) chartExampleOf(in DateInput) chartExample {
 			{"Каналы", []ruleLine{
 				{"C2 = C + E, вход в денежный канал", sum(cc, e)},
 				{"D2 = D + E, вход в канал отношений", sum(d, e)},
-				{"Равновесие = C2 + D2", sum(c2, d2)},
-				{"Деньги = равновесие + C2", sum(bal, c2)},
-				{"Отношения = D2 + равновесие", sum(d2, bal)},
+				{"Точка равновесия = C2 + D2", sum(c2, d2)},
+				{"Денежная точка = точка равновесия + C2", sum(bal, c2)},
+				{"Точка отношений = D2 + точка равновесия", sum(d2, bal)},
 			}},
 			{"Предназначения", []ruleLine{
 				{"Небо = B + D", sum(b, d)},

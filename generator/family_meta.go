@@ -133,7 +133,7 @@ func Downloads() []Download {
 	zip := DatasetBaseName + ".zip" // pack.Zip: pack's tests import this package, so not imported
 
 	out := []Download{{dir + zip, zip, "zip",
-		"все таблицы в CSV и Parquet, база SQLite, тексты маршрутов без даты, описание набора (datapackage.json), CITATION.cff и SHA256SUMS",
+		"все таблицы в CSV и Parquet, база SQLite, ответы маршрутов без даты в JSON, описание набора (datapackage.json), CITATION.cff и SHA256SUMS",
 		"every table as CSV and Parquet, one SQLite database of them all, the routes without a date as JSON, datapackage.json, CITATION.cff and SHA256SUMS"}}
 	for _, r := range Routes() {
 		if r.Packed == nil {

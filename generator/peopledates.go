@@ -12,9 +12,8 @@ var monthsGenitive = [...]string{"января", "февраля", "марта",
 	"июля", "августа", "сентября", "октября", "ноября", "декабря"}
 
 // bornText is a famous person's birth date as their life path page prints it: the New
-// Style date, from which the number is computed (docs/design.md §7), and, where the person
-// was born under the Julian calendar, the Old Style date in brackets, as Russian reference
-// works print both: «6 июня 1799 г. (26 мая по старому стилю)», or with the Old Style year
+// Style date, from which the number is computed (docs/design.md §7), and, where Russian
+// reference works give the Old Style date too, that date in brackets, as they print both: «6 июня 1799 г. (26 мая по старому стилю)», or with the Old Style year
 // when it differs: «8 января 1910 г. (26 декабря 1909 г. по старому стилю)». The loader has
 // checked both dates; a date it did not read is printed as written.
 func bornText(p content.Person) string {

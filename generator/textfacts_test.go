@@ -204,6 +204,12 @@ func TestFamousPeopleDates(t *testing.T) {
 		if !strings.Contains(text, "Даты — по новому стилю") {
 			t.Errorf("life path %d: no note on the calendar", lp.Number)
 		}
+		// The bracketed date is the Old Style one reference works give, not a sign of a
+		// Julian birthplace: Catherine II (8) was born in Prussia, under the Gregorian
+		// calendar (the texts35 read found «Тем, кто родился при юлианском календаре»).
+		if strings.Contains(text, "родился при юлианском") {
+			t.Errorf("life path %d: the note says every bracketed date is of a birth under the Julian calendar", lp.Number)
+		}
 		for _, p := range lp.FamousPeople {
 			ns, _ := time.Parse(time.DateOnly, p.Born)
 			want := strings.ReplaceAll(fmt.Sprintf("%s — %s, род. %d %s %d г.", p.Name, p.Field, ns.Day(), monthsGenitive[ns.Month()-1], ns.Year()), "\u00a0", " ")
@@ -401,5 +407,31 @@ func TestDateHintsNameBothFormats(t *testing.T) {
 	}
 	if hints < 3 {
 		t.Errorf("%d date hints found, want those of the matrix, square and chart pages at least", hints)
+	}
+}
+
+// TestMatrixDetailsHintSaysTheReduction checks the hint under the matrix's diagram: it names
+// where each of the square's points comes from, and since the diagram shows R of the day and
+// of the year's digit sum (docs/design.md §6), the hint must say that a number above 22 is
+// replaced by its digit sum. The texts35 read found «слева — день рождения», false under the
+// 7 the diagram shows for a birthday on the 25th.
+func TestMatrixDetailsHintSaysTheReduction(t *testing.T) {
+	_, tree := sharedTree(t)
+	raw, _ := pageText(t, tree, DetailsPage)
+	m := regexp.MustCompile(`(?s)<h2 id="diagram-h">.*?<p class="hint">(.*?)</p>`).FindStringSubmatch(raw)
+	if m == nil {
+		t.Fatal("the matrix's details page has no hint under its diagram's heading")
+	}
+	hint := strings.ReplaceAll(html.UnescapeString(m[1]), "\u00a0", " ")
+	for _, w := range []string{"«Личность»", "«Таланты»", "«Деньги»", "«Кармический урок»", "«Центр»", "больше 22", "суммой его цифр"} {
+		if !strings.Contains(hint, w) {
+			t.Errorf("the hint does not say %q: %s", w, hint)
+		}
+	}
+	if strings.Contains(hint, "слева — день рождения") {
+		t.Errorf("the hint says the left point is the birthday itself: %s", hint)
+	}
+	if rules.ComputeMatrix(25, 12, 1990)[0] == 25 {
+		t.Fatal("R(25) is 25: the premise of this test is wrong")
 	}
 }

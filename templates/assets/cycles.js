@@ -134,6 +134,13 @@
     return "секунд";
   }
 
+  // years is the age n with the word that follows it after «с» or a dash, as they read
+  // «с пятидесяти одного года», «от сорока двух до пятидесяти одного года»: the genitive,
+  // «года» after a number ending in 1 (but 11), «лет» after any other.
+  function years(n) {
+    return n + (n % 10 === 1 && n % 100 !== 11 ? " года" : " лет");
+  }
+
   // check fetches the API record; same(record) says whether it matches what is drawn, and
   // redraw draws the record when it does not.
   function check(api, what, same, redraw) {
@@ -202,7 +209,7 @@
         return { heading: "Такого дня нет", error: "Дня " + pad(d) + "." + pad(m) + " нет в календаре." };
       }
       if (!/^\d{4}$/.test(ys) || +ys < data.firstYear || +ys > data.lastYear) {
-        return { heading: "Год вне диапазона " + data.firstYear + "–" + data.lastYear, error: "Личный год считается для годов с " + data.firstYear + " по " + data.lastYear + ": укажите год из этого промежутка." };
+        return { heading: "Год вне диапазона " + data.firstYear + "–" + data.lastYear, error: "Личный год считается для любого года с " + data.firstYear + " по " + data.lastYear + ": укажите год из этого промежутка." };
       }
       return { d: d, m: m, y: +ys };
     }
@@ -330,7 +337,7 @@
         var li = el("li", "cy-peak pd-" + (q.number > 9 ? q.number % 9 || 9 : q.number));
         li.setAttribute("data-pinnacle", String(i + 1));
         li.setAttribute("data-number", String(q.number));
-        li.appendChild(el("span", "cy-peak-ages", q.to_age === null ? "с " + q.from_age + " лет" : q.from_age + "–" + q.to_age + " лет"));
+        li.appendChild(el("span", "cy-peak-ages", q.to_age === null ? "с " + years(q.from_age) : q.from_age + "–" + years(q.to_age)));
         li.appendChild(el("span", "cy-peak-num", String(q.number)));
         li.appendChild(el("span", "cy-peak-text", q.reading));
         line.appendChild(li);
