@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/opennumerology/numerology/content"
-	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/rules"
 	"github.com/opennumerology/numerology/templates"
 )
@@ -327,11 +326,11 @@ func TestHelpSentencesAgree(t *testing.T) {
 
 // dateRouteNames holds, for each route of a date, how the site's texts name what it gives.
 var dateRouteNames = map[string]*regexp.Regexp{
-	manifest.RouteLifePathDate: regexp.MustCompile(`(?i)числ\S* жизненного пути`),
-	manifest.RouteMatrix:       regexp.MustCompile(`(?i)матриц\S* судьбы`),
-	RouteChart:                 regexp.MustCompile(`(?i)полн\S* карт`),
-	manifest.RouteSquare:       regexp.MustCompile(`(?i)квадрат\S* Пифагора`),
-	RoutePersonalYear:          regexp.MustCompile(`(?i)личн\S* год`),
+	RouteLifePathDate: regexp.MustCompile(`(?i)числ\S* жизненного пути`),
+	RouteMatrix:       regexp.MustCompile(`(?i)матриц\S* судьбы`),
+	RouteChart:        regexp.MustCompile(`(?i)полн\S* карт`),
+	RouteSquare:       regexp.MustCompile(`(?i)квадрат\S* Пифагора`),
+	RoutePersonalYear: regexp.MustCompile(`(?i)личн\S* год`),
 }
 
 // TestSiteDescriptionsNameEveryDateRoute checks that the texts which sum up the API name
