@@ -84,6 +84,10 @@ type Site struct {
 	// RecordDisclaimer is the same caveat as one short sentence for the records to carry
 	// (disclaimer.go).
 	RecordDisclaimer string `yaml:"record_disclaimer"`
+	// RecordHelp is the sentence every compatibility record carries: fear, humiliation,
+	// control or violence in a relationship are not a matter of numbers, and where to get
+	// help (disclaimer.go).
+	RecordHelp string `yaml:"record_help"`
 }
 
 // LifePath is one life path number (life-path/N.yaml).
@@ -369,6 +373,7 @@ func (l *loader) loadSite(s *Site) {
 		d.maxLen("$."+f.key, f.key, f.value, maxShortText)
 	}
 	d.checkRecordDisclaimer(s)
+	d.checkRecordHelp(s)
 	if s.SiteURL != "" {
 		if err := CheckSiteURL(s.SiteURL); err != nil {
 			d.at("$.site_url", "site_url", "%v", err)

@@ -5,6 +5,7 @@ package docs_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"math"
 	"os"
@@ -211,5 +212,45 @@ func TestMeaningsFigure(t *testing.T) {
 	kb := figure(t, "docs/design.md", regexp.MustCompile(`one file\s+of about (\d+) KB`))
 	if got := float64(f.Size) / 1000; math.Abs(kb-got) > 1 {
 		t.Errorf("docs/design.md says %s is about %.0f KB; it is %s", file, kb, humanize.Bytes(f.Size))
+	}
+}
+
+// TestIdentityFigures: the sizes docs/design.md §4 gives to argue for identity answers, a
+// matrix record's and openapi.json's, each with its gzip'ed size, are the full tree's (the
+// document said 130 KB for an openapi.json that had grown to 267.5 KB).
+func TestIdentityFigures(t *testing.T) {
+	dir := generatortest.FullTree(t)
+	text := doc(t, "docs/design.md")
+	for _, c := range []struct {
+		file string
+		re   *regexp.Regexp
+		unit float64 // of the figures: 1 for bytes, 1000 for KB
+	}{
+		{generatortest.File(generator.RouteMatrix, 15, 5, 2000), regexp.MustCompile(`the matrix of\s+15\.05\.2000: ([\d,]+) bytes, ([\d,]+) gzipped`), 1},
+		{generatortest.File(generator.RouteOpenAPI), regexp.MustCompile(`openapi\.json \(([\d.]+) KB, ([\d.]+) KB gzipped\)`), 1000},
+	} {
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(c.file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		zw.Write(b)
+		zw.Close()
+		m := c.re.FindAllStringSubmatch(text, -1)
+		if len(m) != 1 {
+			t.Errorf("docs/design.md: %d matches of %q, want one: the sentence the test reads was changed", len(m), c.re)
+			continue
+		}
+		for i, got := range []int{len(b), z.Len()} {
+			n, err := strconv.ParseFloat(strings.ReplaceAll(m[0][i+1], ",", ""), 64)
+			if err != nil {
+				t.Fatalf("docs/design.md: %q: %v", m[0][0], err)
+			}
+			// One unit of rounding, and 2 % for the deflate of another gzip than Go's.
+			if math.Abs(n*c.unit-float64(got)) > c.unit/2+0.02*float64(got) {
+				t.Errorf("docs/design.md: %q; %s is %s bytes, %s gzipped", m[0][0], c.file, humanize.Count(int64(len(b))), humanize.Count(int64(z.Len())))
+			}
+		}
 	}
 }

@@ -41,6 +41,9 @@ func compatibilityFamily() []routeUnit {
 					"CompatibilityRecord.level":      {"enum": levels, "description": "Уровень совместимости словом — не процент и не балл"},
 					"CompatibilityRecord.strengths":  {"minItems": 1},
 					"CompatibilityRecord.challenges": {"minItems": 1},
+					"CompatibilityRecord.help": {"description": "Фраза о помощи, одна и та же в каждой записи пары, какого бы уровня она ни была: " +
+						"если в отношениях есть страх, унижение, контроль или насилие, дело не в числах; к кому обратиться, а при угрозе жизни — 112. " +
+						"Приложение, которое показывает тексты пары, показывает и её. Списка пар в API нет: каждая запись несёт фразу сама"},
 				}
 			},
 			encoder: func(s *Site) (encodeFunc, error) {
@@ -148,7 +151,9 @@ func (s *Site) CompatibilitySourceURL(a, b int) string {
 
 // CompatibilityRecord is the body of /compatibility/{a}/{b}: the compatibility of two life
 // path numbers, in either order. The level is a word of a small closed set, never a score:
-// numerology has no canonical one, and a number would pretend to a precision it lacks.
+// numerology has no canonical one, and a number would pretend to a precision it lacks. Help
+// is the sentence on fear and violence in a relationship, in every record whatever its level
+// (issue 32, §6; docs/design.md §5): an app may show a pair's texts without its level.
 type CompatibilityRecord struct {
 	Numbers           []int    `json:"numbers"` // the pair, the smaller first
 	Level             string   `json:"level"`
@@ -159,6 +164,7 @@ type CompatibilityRecord struct {
 	Advice            string   `json:"advice"`
 	SourceURL         string   `json:"source_url"`
 	SuggestedCitation string   `json:"suggested_citation"`
+	Help              string   `json:"help"`
 	attribution
 }
 
@@ -180,6 +186,7 @@ func (s *Site) CompatibilityRecord(a, b int) (CompatibilityRecord, bool) {
 		Summary: p.Summary, Strengths: p.Strengths, Challenges: p.Challenges, Advice: p.Advice,
 		SourceURL:         src,
 		SuggestedCitation: s.cite(fmt.Sprintf("Совместимость чисел жизненного пути %d и %d", p.A, p.B), src),
+		Help:              s.help,
 		attribution:       s.attribution(),
 	}, true
 }

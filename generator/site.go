@@ -33,6 +33,9 @@ type Site struct {
 	// disclaimer is the records' caveat, site.yaml's record_disclaimer in the typography of
 	// the other texts (texttypography.go).
 	disclaimer string
+	// help is the sentence of the compatibility records on fear and violence in a
+	// relationship, site.yaml's record_help in the same typography.
+	help string
 
 	// The suggested citations' templates with the site's own placeholders filled in.
 	citationLifePath, citationMatrix, citation string
@@ -62,6 +65,7 @@ func NewSite(c *content.Content, siteURL string) (*Site, error) {
 			html.EscapeString(fill(c.Site.AttributionLinkText)) + `</a>`,
 		units:            routeUnits(),
 		disclaimer:       typesetPlain(c.Site.RecordDisclaimer),
+		help:             typesetPlain(c.Site.RecordHelp),
 		citationLifePath: fill(c.Site.CitationLifePath),
 		citationMatrix:   fill(c.Site.CitationMatrix),
 		citation:         fill(c.Site.Citation),

@@ -288,9 +288,10 @@ var helpWords = []struct{ name, stem string }{
 	{"their number", "112"},
 }
 
-// TestHelpSentencesAgree checks that the three places that say it name the same signs and
-// the same help: the pages' sentence (layout.html, compat-help), the demanding level's
-// description and the chart's relationship channel. Each says it in its own words.
+// TestHelpSentencesAgree checks that the four places that say it name the same signs and
+// the same help: the pages' sentence (layout.html, compat-help), the compatibility records'
+// help (site.yaml, record_help), the demanding level's description and the chart's
+// relationship channel. Each says it in its own words; every pair's record carries the help.
 func TestHelpSentencesAgree(t *testing.T) {
 	s, err := loadTestSite()
 	if err != nil {
@@ -305,6 +306,17 @@ func TestHelpSentencesAgree(t *testing.T) {
 		t.Fatal("layout.html defines no compat-help")
 	}
 	places := map[string]string{"the pages (layout.html, compat-help)": string(block[1])}
+	for i, p := range s.Content.Compatibility.Pairs {
+		r, ok := s.CompatibilityRecord(p.A, p.B)
+		switch {
+		case !ok:
+			t.Fatalf("no record of %d/%d", p.A, p.B)
+		case i == 0:
+			places["the compatibility records (site.yaml, record_help)"] = r.Help
+		case r.Help != places["the compatibility records (site.yaml, record_help)"]:
+			t.Errorf("the record of %d/%d carries another help: %q", p.A, p.B, r.Help)
+		}
+	}
 	if lv, ok := s.Content.Compatibility.Level("demanding"); ok {
 		places["the demanding level"] = lv.Description
 	}
@@ -313,8 +325,8 @@ func TestHelpSentencesAgree(t *testing.T) {
 			places["the chart's relationship channel"] = z.Description
 		}
 	}
-	if len(places) != 3 {
-		t.Fatalf("found %d of the three places: %v", len(places), slices.Collect(maps.Keys(places)))
+	if len(places) != 4 {
+		t.Fatalf("found %d of the four places: %v", len(places), slices.Collect(maps.Keys(places)))
 	}
 	for place, text := range places {
 		text = strings.ToLower(strings.ReplaceAll(text, "\u00a0", " "))

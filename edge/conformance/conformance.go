@@ -1755,11 +1755,12 @@ func (s *suite) checkPositions(t *testing.T, what string, body []byte) {
 }
 
 // checkCompatibility checks the record of a pair of life path numbers: the canonical pair,
-// a level that is a word and not a score, the texts, the page and the licence.
+// a level that is a word and not a score, the texts, the page, the help sentence and the
+// licence.
 func (s *suite) checkCompatibility(t *testing.T, what string, body []byte, want expect) {
 	t.Helper()
 	keysInOrder(t, what, body, "numbers", "level", "level_description", "summary", "strengths", "challenges", "advice",
-		"source_url", "suggested_citation", "disclaimer", "license", "license_url", "attribution", "attribution_html", "api_version")
+		"source_url", "suggested_citation", "help", "disclaimer", "license", "license_url", "attribution", "attribution_html", "api_version")
 	var v struct {
 		Numbers    []int    `json:"numbers"`
 		Level      string   `json:"level"`
@@ -1784,7 +1785,20 @@ func (s *suite) checkCompatibility(t *testing.T, what string, body []byte, want 
 		isString(t, what, rec, k)
 	}
 	equal(t, what, rec, "source_url", fmt.Sprintf("%s/compatibility/%d/%d", s.m.SiteURL, want.pair[0], want.pair[1]))
+	checkHelp(t, what, rec)
 	s.checkLicence(t, what, rec)
+}
+
+// checkHelp checks the help sentence every compatibility record carries, whatever its level
+// (docs/design.md §5): violence in a relationship is not a matter of numbers, and at a threat
+// to life the emergency number is 112.
+func checkHelp(t *testing.T, what string, v map[string]any) {
+	t.Helper()
+	h, _ := v["help"].(string)
+	h = strings.ReplaceAll(h, "\u00a0", " ")
+	if !strings.Contains(h, "насили") || !strings.Contains(h, "112") {
+		t.Errorf("%s: help %q: want the sentence on violence in a relationship, with where to get help and 112", what, h)
+	}
 }
 
 // arcanaNumbers are the numbers of the arcana route.

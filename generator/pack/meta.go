@@ -319,7 +319,7 @@ func (d *dataset) dataPackage(files []listed) ([]byte, error) {
 		Title:        d.c.Title + " — dataset " + d.m.APIVersion,
 		Version:      d.m.APIVersion,
 		Homepage:     d.m.SiteURL,
-		Keywords:     []string{"numerology", "destiny matrix", "life path number", "Pythagoras square", "open data", "нумерология"},
+		Keywords:     keywords,
 		Licenses:     []License{{Name: LicenseID, Path: LicenseURL, Title: LicenseTitle}},
 		Sources:      []Source{{Title: "API «" + d.c.Title + "»", Path: d.m.APIBase}},
 		Contributors: []Contributor{{Title: d.c.Publisher, Path: d.m.SiteURL, Roles: []string{"publisher"}}},
@@ -374,6 +374,11 @@ func (d *dataset) dataPackage(files []listed) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
+// keywords are the dataset's keywords, in datapackage.json and CITATION.cff alike: what it
+// holds for a date, then the field.
+var keywords = []string{"numerology", "life path number", "destiny matrix", "full destiny-matrix chart",
+	"Pythagoras square", "personal year", "open data", "нумерология"}
+
 // yq quotes s as a YAML double-quoted scalar (a JSON string is one).
 func yq(s string) string {
 	b, _ := json.MarshalWithOption(s, json.DisableHTMLEscape())
@@ -388,7 +393,7 @@ func (d *dataset) citation() []byte {
 	w("message: %s\n", yq("If you use this dataset, please cite it as below. Если вы используете эти данные, ссылайтесь на них так, как показано ниже."))
 	w("type: dataset\n")
 	w("title: %s\n", yq(d.c.Title+" — dataset "+d.m.APIVersion))
-	w("abstract: %s\n", yq(fmt.Sprintf("The life path number, the destiny matrix and the Pythagoras square of every birth date of %s, and the texts that describe them (in Russian), as CSV and Parquet tables, a SQLite database and the JSON records of the API at %s.",
+	w("abstract: %s\n", yq(fmt.Sprintf("The life path number, the destiny matrix, the full destiny-matrix chart and the Pythagoras square of every birth date of %s, the personal year of every birthday in each of those years, and the texts that describe them (in Russian), as CSV and Parquet tables, a SQLite database and the JSON records of the API at %s.",
 		d.m.yearsLabel(), d.m.APIBase)))
 	w("authors:\n  - name: %s\n    website: %s\n", yq(d.c.Publisher), yq(d.m.SiteURL))
 	w("version: %s\n", yq(d.m.APIVersion))
@@ -399,7 +404,7 @@ func (d *dataset) citation() []byte {
 	w("url: %s\n", yq(d.m.SiteURL))
 	w("repository-artifact: %s\n", yq(d.downloadURL(d.base()+Zip)))
 	w("keywords:\n")
-	for _, k := range []string{"numerology", "destiny matrix", "life path number", "open data"} {
+	for _, k := range keywords {
 		w("  - %s\n", yq(k))
 	}
 	return []byte(b.String())

@@ -272,6 +272,76 @@ func TestDataPackageSchema(t *testing.T) {
 	}
 }
 
+// dateRouteKeywords is how the dataset's abstract and keywords name what a date route gives.
+var dateRouteKeywords = map[string]string{
+	generator.RouteLifePathDate: "life path number",
+	generator.RouteMatrix:       "destiny matrix",
+	generator.RouteChart:        "full destiny-matrix chart",
+	generator.RouteSquare:       "Pythagoras square",
+	generator.RoutePersonalYear: "personal year",
+}
+
+// TestDatasetNamesEveryDateRoute: CITATION.cff's abstract and keywords and datapackage.json's
+// keywords name everything the dataset holds for a date (they once named neither the full
+// chart nor the personal year).
+func TestDatasetNamesEveryDateRoute(t *testing.T) {
+	dir := unpacked(t)
+	cff, err := os.ReadFile(filepath.Join(dir, CitationFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var abstract string
+	var cffKeywords []string
+	inKeywords := false
+	for _, line := range strings.Split(string(cff), "\n") {
+		switch {
+		case strings.HasPrefix(line, "abstract: "):
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "abstract: ")), &abstract); err != nil {
+				t.Fatalf("abstract: %v", err)
+			}
+		case line == "keywords:":
+			inKeywords = true
+		case inKeywords && strings.HasPrefix(line, "  - "):
+			var k string
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "  - ")), &k); err != nil {
+				t.Fatalf("keyword %s: %v", line, err)
+			}
+			cffKeywords = append(cffKeywords, k)
+		default:
+			inKeywords = false
+		}
+	}
+	var dp DataPackage
+	b, _ := os.ReadFile(filepath.Join(dir, DataPackageFile))
+	if err := json.Unmarshal(b, &dp); err != nil {
+		t.Fatal(err)
+	}
+	dates := 0
+	for _, r := range generator.Routes() {
+		if r.Packed == nil {
+			continue
+		}
+		dates++
+		k, ok := dateRouteKeywords[r.Name]
+		if !ok {
+			t.Errorf("route %s gives a record per date, but dateRouteKeywords has no name for it", r.Name)
+			continue
+		}
+		if !strings.Contains(abstract, k) {
+			t.Errorf("%s: the abstract does not name %q: %s", CitationFile, k, abstract)
+		}
+		if !slices.Contains(cffKeywords, k) {
+			t.Errorf("%s: keywords %q lack %q", CitationFile, cffKeywords, k)
+		}
+		if !slices.Contains(dp.Keywords, k) {
+			t.Errorf("%s: keywords %q lack %q", DataPackageFile, dp.Keywords, k)
+		}
+	}
+	if dates < len(dateRouteKeywords) {
+		t.Errorf("%d routes of a date, %d names: a name for a route that is gone", dates, len(dateRouteKeywords))
+	}
+}
+
 // tool returns the path of a command the test drives; it fails when it is missing.
 func tool(t *testing.T, name, install string) string {
 	t.Helper()
