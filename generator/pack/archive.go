@@ -20,9 +20,11 @@ import (
 	"github.com/klauspost/pgzip"
 )
 
-// gzipLevel is the level of the JSON Lines' gzip: klauspost's level 7 makes smaller files
-// than gzip -6 on these records in less time.
-const gzipLevel = 7
+// gzipLevel is the level of the JSON Lines' gzip: klauspost's level 6, its fastest that
+// still finds the records' long repeats, takes about half the time of its level 7 on
+// these records for files 2% smaller in all (the chart's 2% larger, the personal year's
+// 30% smaller).
+const gzipLevel = 6
 
 // gzipBlock is the block size of the parallel gzip writer. Each block is compressed on its
 // own goroutine, primed with the 32 KiB before it; the boundaries depend on the input only,
