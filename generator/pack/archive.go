@@ -18,12 +18,12 @@ import (
 
 	kflate "github.com/klauspost/compress/flate"
 	"github.com/klauspost/pgzip"
-	"golang.org/x/sync/errgroup"
 )
 
-// gzipLevel is the level of the JSON Lines' gzip: klauspost's level 7 makes smaller files
-// than gzip -6 on these records in less time.
-const gzipLevel = 7
+// gzipLevel is the level of the JSON Lines' gzip: klauspost's level 6, its fast matcher,
+// rather than 7, its lazy one: far less CPU for the largest step of pack, and files of
+// about the same size in all (the runs: issue 31's report).
+const gzipLevel = 6
 
 // gzipBlock is the block size of the parallel gzip writer. Each block is compressed on its
 // own goroutine, primed with the 32 KiB before it; the boundaries depend on the input only,
@@ -44,26 +44,95 @@ func newGzip(out io.Writer) (*pgzip.Writer, error) {
 	return gz, nil
 }
 
-// zipWriter writes the files of the zip as they come, under one top folder, each
-// directory just before its first file, with fixed times and modes and no extra fields, so
-// that the bytes depend on the files only. Each file is deflated alone, or stored when that
-// is not smaller (the Parquet files are compressed already). Files are deflated on a
-// goroutine of their own while the next is rendered, a bounded number ahead, and written
-// in the order given.
-type zipWriter struct {
-	top     string
-	modTime time.Time
+// part is a file of the zip before the documents: its name, what it waits for, and the
+// function that writes its bytes (the same bytes on every call).
+type part struct {
+	name string
+	// ready, when set, returns once what the file is made of is filled.
+	ready func(context.Context) error
+	write func(ctx context.Context, w io.Writer) error
 }
 
-// zipAhead is how many files are deflated ahead of the one being written.
-const zipAhead = 2
+// bytesPart is a part whose bytes are body.
+func bytesPart(name string, body []byte) part {
+	return part{name: name, write: func(_ context.Context, w io.Writer) error {
+		_, err := w.Write(body)
+		return err
+	}}
+}
 
-// write writes the files emit gives, in its order, to out.
-func (w *zipWriter) write(ctx context.Context, out *countWriter, emit func(put func(name string, body []byte) error) error) error {
-	bw := bufio.NewWriterSize(out, 1<<20)
-	zw := zip.NewWriter(bw)
+// entry is a file of the zip as it is written: deflated, or stored when deflating does not
+// make it smaller (the Parquet files are compressed already), with what its header, its
+// entry in SHA256SUMS and datapackage.json need.
+type entry struct {
+	listed
+	crc      uint32
+	deflated bool
+	data     []byte // the deflated bytes, or the file's own when stored
+}
+
+// zipLevel is the deflate level of the zip's files.
+const zipLevel = 6
+
+// compressor deflates the parts of the zip, one at a time, reusing its deflater and its
+// buffers.
+type compressor struct {
+	fw  *kflate.Writer
+	buf *bufio.Writer
+	out bytes.Buffer // the deflated bytes of the part being compressed
+}
+
+func newCompressor() *compressor {
+	fw, err := kflate.NewWriter(nil, zipLevel)
+	if err != nil {
+		panic(err) // zipLevel is a valid level
+	}
+	return &compressor{fw: fw, buf: bufio.NewWriterSize(nil, 64<<10)}
+}
+
+// compress writes a part through the deflater, its CRC-32 and its SHA-256, holding only
+// the deflated bytes; when they are not fewer than the file's, it writes the part again to
+// store it.
+func (c *compressor) compress(ctx context.Context, p part) (entry, error) {
+	c.out.Reset()
+	c.fw.Reset(&c.out)
+	h, crc := sha256.New(), crc32.NewIEEE()
+	n := &countWriter{w: io.MultiWriter(c.fw, h, crc)}
+	c.buf.Reset(n)
+	if err := p.write(ctx, c.buf); err != nil {
+		return entry{}, err
+	}
+	if err := c.buf.Flush(); err != nil {
+		return entry{}, err
+	}
+	if err := c.fw.Close(); err != nil {
+		return entry{}, err
+	}
+	e := entry{listed: listed{name: p.name, size: n.n}, crc: crc.Sum32(), deflated: true}
+	copy(e.sum[:], h.Sum(nil))
+	if int64(c.out.Len()) < n.n {
+		e.data = bytes.Clone(c.out.Bytes())
+		return e, nil
+	}
+	var raw bytes.Buffer
+	raw.Grow(int(n.n))
+	if err := p.write(ctx, &raw); err != nil {
+		return entry{}, err
+	}
+	if int64(raw.Len()) != n.n || sha256.Sum256(raw.Bytes()) != e.sum {
+		return entry{}, fmt.Errorf("%s: its bytes changed from one writing to the next", p.name)
+	}
+	e.deflated, e.data = false, raw.Bytes()
+	return e, nil
+}
+
+// writeZip writes the zip of the entries, in their order, under one top folder, each
+// directory just before its first file, with fixed times and modes and no extra fields, so
+// that the bytes depend on the files only.
+func writeZip(out io.Writer, top string, modTime time.Time, entries []entry) error {
+	zw := zip.NewWriter(out)
 	// MS-DOS time fields set directly: FileHeader.Modified would add an extra field.
-	t := w.modTime
+	t := modTime.UTC()
 	date := uint16((t.Year()-1980)<<9 | int(t.Month())<<5 | t.Day())
 	clock := uint16(t.Hour()<<11 | t.Minute()<<5 | t.Second()/2)
 	header := func(name string, mode os.FileMode) *zip.FileHeader {
@@ -79,92 +148,37 @@ func (w *zipWriter) write(ctx context.Context, out *countWriter, emit func(put f
 		_, err := zw.CreateRaw(h)
 		return err
 	}
-	if err := dir(w.top + "/"); err != nil {
+	if err := dir(top + "/"); err != nil {
 		return err
 	}
-	type deflated struct {
-		name          string
-		body, payload []byte // payload nil: stored
-		err           error
-	}
-	queue := make(chan chan deflated, zipAhead)
-	eg, ectx := errgroup.WithContext(ctx)
-	eg.Go(func() error {
-		defer close(queue)
-		return emit(func(name string, body []byte) error {
-			ch := make(chan deflated, 1)
-			select {
-			case queue <- ch:
-			case <-ectx.Done():
-				return ectx.Err()
-			}
-			go func() {
-				p, err := deflate(body)
-				ch <- deflated{name, body, p, err}
-			}()
-			return nil
-		})
-	})
-	eg.Go(func() error {
-		for ch := range queue {
-			f := <-ch
-			if f.err != nil {
-				return f.err
-			}
-			parts := strings.Split(f.name, "/")
-			for j := 1; j < len(parts); j++ {
-				d := strings.Join(parts[:j], "/")
-				if !seen[d] {
-					seen[d] = true
-					if err := dir(w.top + "/" + d + "/"); err != nil {
-						return err
-					}
+	for _, e := range entries {
+		parts := strings.Split(e.name, "/")
+		for j := 1; j < len(parts); j++ {
+			d := strings.Join(parts[:j], "/")
+			if !seen[d] {
+				seen[d] = true
+				if err := dir(top + "/" + d + "/"); err != nil {
+					return err
 				}
 			}
-			h := header(w.top+"/"+f.name, 0o644)
-			h.CRC32 = crc32.ChecksumIEEE(f.body)
-			h.UncompressedSize64 = uint64(len(f.body))
-			payload := f.body
-			h.Method = zip.Store
-			if f.payload != nil {
-				h.Method, payload = zip.Deflate, f.payload
-			}
-			h.CompressedSize64 = uint64(len(payload))
-			pw, err := zw.CreateRaw(h)
-			if err != nil {
-				return err
-			}
-			if _, err := pw.Write(payload); err != nil {
-				return err
-			}
 		}
-		return nil
-	})
-	if err := eg.Wait(); err != nil {
-		return err
+		h := header(top+"/"+e.name, 0o644)
+		h.CRC32 = e.crc
+		h.UncompressedSize64 = uint64(e.size)
+		h.Method = zip.Store
+		if e.deflated {
+			h.Method = zip.Deflate
+		}
+		h.CompressedSize64 = uint64(len(e.data))
+		w, err := zw.CreateRaw(h)
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(e.data); err != nil {
+			return err
+		}
 	}
-	if err := zw.Close(); err != nil {
-		return err
-	}
-	return bw.Flush()
-}
-
-// zipLevel is the deflate level of the zip's files.
-const zipLevel = 6
-
-// deflate deflates a file, or returns nil when that does not make it smaller.
-func deflate(body []byte) ([]byte, error) {
-	var b bytes.Buffer
-	fw, err := kflate.NewWriter(&b, zipLevel)
-	if err != nil {
-		return nil, err
-	}
-	fw.Write(body) // a bytes.Buffer does not fail
-	fw.Close()
-	if b.Len() < len(body) {
-		return b.Bytes(), nil
-	}
-	return nil, nil
+	return zw.Close()
 }
 
 // writeArchive writes a download into a temporary file beside a.Path, which it returns
@@ -184,16 +198,7 @@ func writeArchive(ctx context.Context, a *Archive, write func(context.Context, *
 	bw := bufio.NewWriterSize(io.MultiWriter(f, h), 1<<20)
 	cw := &countWriter{w: bw}
 	if err := write(ctx, cw); err != nil {
-		if ctx.Err() != nil {
-			return f.Name(), ctx.Err()
-		}
-		if _, ok := err.(*InputError); ok {
-			return f.Name(), err
-		}
-		if _, ok := err.(*OutputError); ok {
-			return f.Name(), err
-		}
-		return f.Name(), &OutputError{fmt.Errorf("write %s: %w", a.Path, err)}
+		return f.Name(), writeError(ctx, a.Path, err)
 	}
 	if err := bw.Flush(); err != nil {
 		return f.Name(), &OutputError{fmt.Errorf("write %s: %w", a.Path, err)}
@@ -206,6 +211,19 @@ func writeArchive(ctx context.Context, a *Archive, write func(context.Context, *
 	}
 	a.Size, a.SHA256 = cw.n, hex.EncodeToString(h.Sum(nil))
 	return f.Name(), nil
+}
+
+// writeError classifies an error met writing path: the context's when it is done, an
+// InputError or OutputError as it is, any other an OutputError naming path.
+func writeError(ctx context.Context, path string, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	switch err.(type) {
+	case *InputError, *OutputError:
+		return err
+	}
+	return &OutputError{fmt.Errorf("write %s: %w", path, err)}
 }
 
 type countWriter struct {

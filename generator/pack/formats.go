@@ -1,16 +1,18 @@
 package pack
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
-	"encoding/csv"
+	"database/sql/driver"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite": SQLite translated to Go, no cgo
@@ -18,24 +20,71 @@ import (
 	"github.com/opennumerology/numerology/generator/pack/table"
 )
 
-// writeCSV renders a table as RFC 4180 CSV: a header row, then a row per row, \n line ends
-// (as datapackage.json's dialect says), a Null as an empty field.
-func writeCSV(t *table.Table) []byte {
-	var b bytes.Buffer
-	w := csv.NewWriter(&b)
-	row := make([]string, len(t.Columns))
+// writeCSV writes a table as RFC 4180 CSV, byte for byte as encoding/csv writes it: a
+// header row, then a row per row, \n line ends (as datapackage.json's dialect says), a Null
+// as an empty field. The rows are appended to one buffer, written out as it fills, with no
+// string made of a number.
+func writeCSV(t *table.Table, out io.Writer) error {
+	const flushAt = 64 << 10
+	b := make([]byte, 0, flushAt+4<<10)
 	for i, c := range t.Columns {
-		row[i] = c.Name
-	}
-	w.Write(row) // a bytes.Buffer does not fail
-	for r := range t.Len() {
-		for i := range row {
-			row[i] = t.Value(r, i).String()
+		if i > 0 {
+			b = append(b, ',')
 		}
-		w.Write(row)
+		b = appendCSVField(b, c.Name)
 	}
-	w.Flush()
-	return b.Bytes()
+	b = append(b, '\n')
+	for r := range t.Len() {
+		for i := range t.Columns {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			v := t.Value(r, i)
+			if v.Kind() == table.Text {
+				b = appendCSVField(b, v.Text())
+			} else {
+				b = v.AppendText(b)
+			}
+		}
+		b = append(b, '\n')
+		if len(b) >= flushAt {
+			if _, err := out.Write(b); err != nil {
+				return err
+			}
+			b = b[:0]
+		}
+	}
+	_, err := out.Write(b)
+	return err
+}
+
+// appendCSVField appends a field as encoding/csv's Writer writes it with a comma and \n
+// line ends: quoted when it holds a comma, a quote, \r or \n, begins with a space, or is
+// \. alone, its quotes doubled.
+func appendCSVField(dst []byte, s string) []byte {
+	if !csvNeedsQuotes(s) {
+		return append(dst, s...)
+	}
+	dst = append(dst, '"')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' {
+			dst = append(dst, '"')
+		}
+		dst = append(dst, s[i])
+	}
+	return append(dst, '"')
+}
+
+// csvNeedsQuotes is encoding/csv's rule for quoting a field.
+func csvNeedsQuotes(s string) bool {
+	if s == "" {
+		return false
+	}
+	if s == `\.` || strings.ContainsAny(s, ",\"\r\n") {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsSpace(r)
 }
 
 // parquetCreatedBy is the created_by of every Parquet file: fixed, so that a file does not
@@ -45,10 +94,10 @@ const parquetCreatedBy = "numerology pack"
 // parquetRowGroup is the most rows a row group holds: every table of the dataset fits one.
 const parquetRowGroup = 1 << 20
 
-// writeParquet renders a table as a Parquet file: a column per column in order (INT32,
-// DATE, or UTF8 strings; a Nullable column optional), one row group, Zstandard pages. The
+// writeParquet writes a table as a Parquet file: a column per column in order (INT32,
+// DATE, or UTF8 strings; a Nullable column optional), one row group, Snappy pages. The
 // bytes depend on the rows only: the writer's created_by is fixed and it writes no time.
-func writeParquet(t *table.Table) ([]byte, error) {
+func writeParquet(t *table.Table, out io.Writer) error {
 	fields := make([]reflect.StructField, len(t.Columns))
 	for i, c := range t.Columns {
 		typ, tag := reflect.TypeFor[int32](), c.Name
@@ -65,12 +114,15 @@ func writeParquet(t *table.Table) ([]byte, error) {
 		fields[i] = reflect.StructField{Name: "F" + strconv.Itoa(i), Type: typ, Tag: reflect.StructTag(`parquet:"` + tag + `"`)}
 	}
 	schema := parquet.NewSchema(t.Name, parquet.SchemaOf(reflect.New(reflect.StructOf(fields)).Elem().Interface()))
-	var buf bytes.Buffer
-	w := parquet.NewWriter(&buf, schema,
+	w := parquet.NewWriter(out, schema,
 		parquet.CreatedBy(parquetCreatedBy, "", ""),
 		parquet.Compression(&parquet.Snappy),
 		parquet.MaxRowsPerRowGroup(parquetRowGroup))
-	rows := make([]parquet.Row, 0, 1024)
+	// The rows are written 1024 at a time, in one block of values used again for each:
+	// the writer copies the values it is given.
+	const batch = 1024
+	values := make([]parquet.Value, batch*len(t.Columns))
+	rows := make([]parquet.Row, 0, batch)
 	flush := func() error {
 		if _, err := w.WriteRows(rows); err != nil {
 			return fmt.Errorf("%s.parquet: %w", t.Name, err)
@@ -79,7 +131,8 @@ func writeParquet(t *table.Table) ([]byte, error) {
 		return nil
 	}
 	for r := range t.Len() {
-		row := make(parquet.Row, len(t.Columns))
+		k := len(rows) * len(t.Columns)
+		row := parquet.Row(values[k : k+len(t.Columns) : k+len(t.Columns)])
 		for i, c := range t.Columns {
 			v := t.Value(r, i)
 			def := 0
@@ -97,17 +150,17 @@ func writeParquet(t *table.Table) ([]byte, error) {
 		}
 		if rows = append(rows, row); len(rows) == cap(rows) {
 			if err := flush(); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
 	if err := flush(); err != nil {
-		return nil, err
+		return err
 	}
 	if err := w.Close(); err != nil {
-		return nil, fmt.Errorf("%s.parquet: %w", t.Name, err)
+		return fmt.Errorf("%s.parquet: %w", t.Name, err)
 	}
-	return buf.Bytes(), nil
+	return nil
 }
 
 // SQLite is the file name of the database inside the zip.
@@ -119,75 +172,129 @@ const sqlitePageSize = 4096
 // metaRow is a row of the database's meta table.
 type metaRow struct{ key, value string }
 
-// writeSQLite builds the database of every table, with its primary key (a table of a date
-// is kept in date order: WITHOUT ROWID, keyed by the date) and foreign keys, and a meta
-// table, then returns its bytes. It is built in a file of its own in dir, with no journal,
-// the tables created and filled in one order, rows in key order, and nothing deleted: the
-// same rows give the same bytes, and the pages are as full as SQLite fills them. Its page
-// cache is bounded (cache_size), so the memory it takes does not grow with the tables.
-func writeSQLite(ctx context.Context, dir string, tables []*table.Table, meta []metaRow) ([]byte, error) {
-	tmp, err := os.MkdirTemp(dir, ".sqlite-")
-	if err != nil {
-		return nil, err
+// sqliteDB is the dataset's database: built once, on its first write, in a file of its
+// own in a new folder of dir, then copied to every writer. It is written by one goroutine
+// at a time; remove deletes its folder.
+type sqliteDB struct {
+	dir    string
+	tables []*table.Table
+	meta   []metaRow
+	// wait returns once a table is filled (nil: every table is).
+	wait func(context.Context, *table.Table) error
+	tmp  string // the folder, once made
+	file string // the database, once built
+}
+
+// write writes the database's bytes to w, building it first if it is not built yet.
+func (s *sqliteDB) write(ctx context.Context, w io.Writer) error {
+	if s.file == "" {
+		if s.tmp == "" {
+			tmp, err := os.MkdirTemp(s.dir, ".sqlite-")
+			if err != nil {
+				return err
+			}
+			s.tmp = tmp
+		}
+		file := filepath.Join(s.tmp, SQLite)
+		os.Remove(file) // what a failed build left
+		if err := buildSQLite(ctx, file, s.tables, s.meta, s.wait); err != nil {
+			return err
+		}
+		s.file = file
 	}
-	defer os.RemoveAll(tmp)
-	file := filepath.Join(tmp, SQLite)
+	f, err := os.Open(s.file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(w, f)
+	return err
+}
+
+// remove deletes the database's folder.
+func (s *sqliteDB) remove() {
+	if s.tmp != "" {
+		os.RemoveAll(s.tmp)
+	}
+}
+
+// buildSQLite builds the database of every table in file, with its primary key (a table
+// of a date is kept in date order: WITHOUT ROWID, keyed by the date) and foreign keys, and
+// a meta table. It has no journal, the tables are created and filled in one order, rows in
+// key order, and nothing is deleted: the same rows give the same bytes, and the pages are
+// as full as SQLite fills them. A table's rows are inserted once wait says it is filled
+// (wait nil: at once), so that the database is built while later tables are still being
+// filled. Its page cache is bounded (cache_size), so the memory it takes does not grow
+// with the tables.
+func buildSQLite(ctx context.Context, file string, tables []*table.Table, meta []metaRow, wait func(context.Context, *table.Table) error) error {
 	db, err := sql.Open("sqlite", file)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1) // one connection, whose pragmas hold
 	conn, err := db.Conn(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer conn.Close()
-	exec := func(q string, args ...any) error {
-		if _, err := conn.ExecContext(ctx, q, args...); err != nil {
-			return fmt.Errorf("%s: %.80s: %w", SQLite, q, err)
+	// The driver's connection itself: its statements take the rows' values in one slice
+	// kept from one statement to the next, where database/sql would copy and check every
+	// value again on every statement.
+	if err := conn.Raw(func(dc any) error {
+		c, ok := dc.(interface {
+			driver.ExecerContext
+			driver.ConnPrepareContext
+		})
+		if !ok {
+			return fmt.Errorf("%s: the driver's connection %T cannot execute statements", SQLite, dc)
 		}
-		return nil
-	}
-	for _, q := range []string{
-		"PRAGMA page_size = " + strconv.Itoa(sqlitePageSize),
-		"PRAGMA journal_mode = OFF", "PRAGMA synchronous = OFF", "PRAGMA cache_size = -8192",
-		"CREATE TABLE meta (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
-	} {
-		if err := exec(q); err != nil {
-			return nil, err
+		exec := func(q string, args ...driver.NamedValue) error {
+			if _, err := c.ExecContext(ctx, q, args); err != nil {
+				return fmt.Errorf("%s: %.80s: %w", SQLite, q, err)
+			}
+			return nil
 		}
-	}
-	for _, t := range tables {
-		if err := exec(createTable(t)); err != nil {
-			return nil, err
+		for _, q := range []string{
+			"PRAGMA page_size = " + strconv.Itoa(sqlitePageSize),
+			"PRAGMA journal_mode = OFF", "PRAGMA synchronous = OFF", "PRAGMA cache_size = -8192",
+			"CREATE TABLE meta (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
+		} {
+			if err := exec(q); err != nil {
+				return err
+			}
 		}
-	}
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	for _, m := range meta {
-		if _, err := tx.ExecContext(ctx, "INSERT INTO meta VALUES (?, ?)", m.key, m.value); err != nil {
-			return nil, fmt.Errorf("%s: meta: %w", SQLite, err)
+		for _, t := range tables {
+			if err := exec(createTable(t)); err != nil {
+				return err
+			}
 		}
-	}
-	for _, t := range tables {
-		if err := insertRows(ctx, tx, t); err != nil {
-			return nil, err
+		if err := exec("BEGIN"); err != nil {
+			return err
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, err
+		for _, m := range meta {
+			if err := exec("INSERT INTO meta VALUES (?, ?)", driver.NamedValue{Ordinal: 1, Value: m.key}, driver.NamedValue{Ordinal: 2, Value: m.value}); err != nil {
+				return err
+			}
+		}
+		for _, t := range tables {
+			if wait != nil {
+				if err := wait(ctx, t); err != nil {
+					return err
+				}
+			}
+			if err := insertRows(ctx, c, t); err != nil {
+				return err
+			}
+		}
+		return exec("COMMIT")
+	}); err != nil {
+		return err
 	}
 	if err := conn.Close(); err != nil {
-		return nil, err
+		return err
 	}
-	if err := db.Close(); err != nil {
-		return nil, err
-	}
-	return os.ReadFile(file)
+	return db.Close()
 }
 
 // createTable is the CREATE TABLE statement of a table.
@@ -219,43 +326,57 @@ func createTable(t *table.Table) string {
 const insertBatch = 64
 
 // insertRows inserts a table's rows, many a statement.
-func insertRows(ctx context.Context, tx *sql.Tx, t *table.Table) error {
+func insertRows(ctx context.Context, c driver.ConnPrepareContext, t *table.Table) error {
 	cols := len(t.Columns)
-	stmt := func(n int) (*sql.Stmt, error) {
+	stmt := func(n int) (driver.StmtExecContext, func(), error) {
 		one := "(" + strings.TrimSuffix(strings.Repeat("?, ", cols), ", ") + ")"
 		q := "INSERT INTO " + t.Name + " VALUES " + strings.TrimSuffix(strings.Repeat(one+", ", n), ", ")
-		return tx.PrepareContext(ctx, q)
+		s, err := c.PrepareContext(ctx, q)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: table %s: %w", SQLite, t.Name, err)
+		}
+		e, ok := s.(driver.StmtExecContext)
+		if !ok {
+			s.Close()
+			return nil, nil, fmt.Errorf("%s: the driver's statement %T cannot execute", SQLite, s)
+		}
+		return e, func() { s.Close() }, nil
 	}
-	full, err := stmt(insertBatch)
+	full, closeFull, err := stmt(insertBatch)
 	if err != nil {
 		return err
 	}
-	defer full.Close()
-	args := make([]any, 0, insertBatch*cols)
+	defer closeFull()
+	args := make([]driver.NamedValue, insertBatch*cols)
+	for i := range args {
+		args[i].Ordinal = i + 1
+	}
 	for start := 0; start < t.Len(); start += insertBatch {
 		n := min(insertBatch, t.Len()-start)
-		args = args[:0]
+		k := 0
 		for r := start; r < start+n; r++ {
 			for i := range cols {
 				v := t.Value(r, i)
 				switch {
 				case v.IsNull():
-					args = append(args, nil)
+					args[k].Value = nil
 				case v.Kind() == table.Integer:
-					args = append(args, int64(v.Int32()))
+					args[k].Value = int64(v.Int32())
 				default:
-					args = append(args, v.String())
+					args[k].Value = v.String()
 				}
+				k++
 			}
 		}
 		s := full
 		if n < insertBatch {
-			if s, err = stmt(n); err != nil {
+			var closeS func()
+			if s, closeS, err = stmt(n); err != nil {
 				return err
 			}
-			defer s.Close()
+			defer closeS()
 		}
-		if _, err := s.ExecContext(ctx, args...); err != nil {
+		if _, err := s.ExecContext(ctx, args[:k]); err != nil {
 			return fmt.Errorf("%s: table %s, row %s: %w", SQLite, t.Name, t.Key(start), err)
 		}
 	}

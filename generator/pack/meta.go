@@ -1,10 +1,12 @@
 package pack
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -68,60 +70,125 @@ type listed struct {
 	sum  [sha256.Size]byte
 }
 
-// emit renders every file of the zip and hands each to put, in the zip's order: the
-// database, each table as CSV and Parquet, the JSON of the routes without a date, then the
-// documents, which list the files before them, and SHA256SUMS last. Only one file's bytes
-// are held at a time (and what put keeps); body is put's to keep. dir is a folder for the
-// database to be written in for the moment it takes.
+// parts are the files of the zip before the documents, in the zip's order: the database,
+// each table as CSV and Parquet, and the JSON of the routes without a date. A table's files
+// and its rows in the database wait until the table is filled (build.wait). dir is a folder
+// for the database to be built in; remove deletes what it leaves there.
+func (d *dataset) parts(dir string) (parts []part, remove func()) {
+	db := &sqliteDB{dir: dir, tables: d.build.tables, meta: d.metaRows(), wait: d.build.wait}
+	parts = append(parts, part{name: SQLite, write: func(ctx context.Context, w io.Writer) error {
+		if err := db.write(ctx, w); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return &OutputError{err}
+		}
+		return nil
+	}})
+	for _, t := range d.build.tables {
+		ready := func(ctx context.Context) error { return d.build.wait(ctx, t) }
+		parts = append(parts,
+			part{name: CSVDir + "/" + t.Name + ".csv", ready: ready, write: func(_ context.Context, w io.Writer) error {
+				return writeCSV(t, w)
+			}},
+			part{name: ParquetDir + "/" + t.Name + ".parquet", ready: ready, write: func(_ context.Context, w io.Writer) error {
+				return writeParquet(t, w)
+			}})
+	}
+	for _, f := range d.build.api {
+		parts = append(parts, bytesPart(f.name, f.body))
+	}
+	return parts, db.remove
+}
+
+// documents are the files of the zip after the parts, which list them (files):
+// datapackage.json, CITATION.cff, LICENSE and README.md. SHA256SUMS (sums) comes last.
+func (d *dataset) documents(files []listed) ([]file, error) {
+	pkg, err := d.dataPackage(files)
+	if err != nil {
+		return nil, err
+	}
+	return []file{{DataPackageFile, pkg}, {CitationFile, d.citation()}, {LicenseFile, d.license()}, {ReadmeFile, d.readme()}}, nil
+}
+
+// sums is SHA256SUMS: a line per file of the zip before it, sorted by name.
+func sums(files []listed) []byte {
+	files = slices.Clone(files)
+	slices.SortFunc(files, func(a, b listed) int { return strings.Compare(a.name, b.name) })
+	var b strings.Builder
+	for _, f := range files {
+		b.WriteString(hex.EncodeToString(f.sum[:]) + "  " + f.name + "\n")
+	}
+	return []byte(b.String())
+}
+
+// finish adds to the parts' entries (done) the documents, which list them, and
+// SHA256SUMS: the zip's entries, in order.
+func (d *dataset) finish(ctx context.Context, done []entry) ([]entry, error) {
+	files := make([]listed, len(done))
+	for i, e := range done {
+		files[i] = e.listed
+	}
+	docs, err := d.documents(files)
+	if err != nil {
+		return nil, err
+	}
+	z := newCompressor()
+	add := func(name string, body []byte) error {
+		e, err := z.compress(ctx, bytesPart(name, body))
+		if err != nil {
+			return err
+		}
+		done = append(done, e)
+		files = append(files, e.listed)
+		return nil
+	}
+	for _, f := range docs {
+		if err := add(f.name, f.body); err != nil {
+			return nil, err
+		}
+	}
+	if err := add(SumsFile, sums(files)); err != nil {
+		return nil, err
+	}
+	return done, nil
+}
+
+// emit renders every file of the zip and hands each to put, in the zip's order: the parts,
+// the documents, and SHA256SUMS last. Only one file's bytes are held at a time (and what put
+// keeps); body is put's to keep. dir is a folder for the database to be built in for the
+// moment it takes. verify --archive derives a zip's files with it; Pack makes the same
+// files, several at a time (Pack).
 func (d *dataset) emit(ctx context.Context, dir string, put func(name string, body []byte) error) error {
+	parts, remove := d.parts(dir)
+	defer remove()
 	var files []listed
 	add := func(name string, body []byte) error {
 		files = append(files, listed{name, int64(len(body)), sha256.Sum256(body)})
 		return put(name, body)
 	}
-	db, err := writeSQLite(ctx, dir, d.build.tables, d.metaRows())
-	if err != nil {
-		return &OutputError{err}
-	}
-	if err := add(SQLite, db); err != nil {
-		return err
-	}
-	db = nil
-	for _, t := range d.build.tables {
+	for _, p := range parts {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := add(CSVDir+"/"+t.Name+".csv", writeCSV(t)); err != nil {
+		var b bytes.Buffer
+		if err := p.write(ctx, &b); err != nil {
 			return err
 		}
-		pq, err := writeParquet(t)
-		if err != nil {
-			return err
-		}
-		if err := add(ParquetDir+"/"+t.Name+".parquet", pq); err != nil {
+		if err := add(p.name, b.Bytes()); err != nil {
 			return err
 		}
 	}
-	for _, f := range d.build.api {
-		if err := add(f.name, f.body); err != nil {
-			return err
-		}
-	}
-	pkg, err := d.dataPackage(files)
+	docs, err := d.documents(files)
 	if err != nil {
 		return err
 	}
-	for _, f := range []file{{DataPackageFile, pkg}, {CitationFile, d.citation()}, {LicenseFile, d.license()}, {ReadmeFile, d.readme()}} {
+	for _, f := range docs {
 		if err := add(f.name, f.body); err != nil {
 			return err
 		}
 	}
-	slices.SortFunc(files, func(a, b listed) int { return strings.Compare(a.name, b.name) })
-	var sums strings.Builder
-	for _, f := range files {
-		sums.WriteString(hex.EncodeToString(f.sum[:]) + "  " + f.name + "\n")
-	}
-	return put(SumsFile, []byte(sums.String()))
+	return put(SumsFile, sums(files))
 }
 
 // yearsLabel is the years as a range, "1900–2100", or listed when they are not one.

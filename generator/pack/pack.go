@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -21,6 +22,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/pack/table"
@@ -139,6 +142,13 @@ type file struct {
 // Pack builds the downloads of the tree in opts.Dir into opts.To and, with opts.Publish,
 // publishes them in the tree. Every download is written under a temporary name and renamed
 // into place once all are written: a failed or interrupted pack leaves the previous ones.
+//
+// The work runs concurrently, and each download's bytes are the same whatever the order it
+// is done in: the date routes' tables are filled first, a few routes at once (each fills
+// its own tables only); the database is built, and the tables' files are written and
+// deflated, each as soon as its tables are filled, while the JSON Lines are compressed,
+// which render the date routes' records a second time; the zip is written in its order once
+// its files are deflated.
 func Pack(ctx context.Context, opts Options) (*Result, error) {
 	start := time.Now()
 	if opts.ModTime.IsZero() {
@@ -159,24 +169,32 @@ func Pack(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var tmps []string // written, not yet renamed: removed on any failure
-	defer func() {
-		for _, p := range tmps {
-			os.Remove(p)
-		}
-	}()
+	// Each route's values, kept for its two passes; routes with the same values (the date
+	// routes: every date of the years) share one copy.
+	values := map[string][][]int{}
+	var distinct [][][]int
 	work := 0
 	for _, r := range t.m.Edge.Routes {
-		work += len(r.Values(t.m.Years))
+		v := r.Values(t.m.Years)
+		if i := slices.IndexFunc(distinct, func(d [][]int) bool { return slices.EqualFunc(d, v, slices.Equal) }); i >= 0 {
+			v = distinct[i]
+		} else {
+			distinct = append(distinct, v)
+		}
+		values[r.Name] = v
+		work += len(v)
+		if r.Packed != nil && b.fill[r.Name] != nil {
+			work += len(v) // rendered twice: for the tables, then the JSON Lines
+		}
 	}
 	prog := newProgress(opts.OnProgress, work)
 	defer prog.stop()
-	// Each route's records: its first checked against the tree's file (the tree is the
-	// content's), each handed to the route's tables.
-	each := func(r manifest.Route, then func(vals []int, body []byte) error) error {
-		first := true
-		fill := b.fill[r.Name]
-		return routeRecords(ctx, c, r, t.m.Years, func(vals []int, body []byte) error {
+	// The routes without a date: their files go into the zip as they are, and fill their
+	// tables; each route's first record is checked against the tree's file (the tree is the
+	// content's).
+	for _, r := range b.otherRoutes {
+		first, fill := true, b.fill[r.Name]
+		if err := routeRecords(ctx, c, r, values[r.Name], func(vals []int, body []byte) error {
 			if first {
 				first = false
 				if err := t.checkTree(r, vals, body); err != nil {
@@ -188,70 +206,116 @@ func Pack(ctx context.Context, opts Options) (*Result, error) {
 					return &InputError{fmt.Errorf("%s: %w", r.FilePath(vals), err)}
 				}
 			}
-			prog.add(1)
-			return then(vals, body)
-		})
-	}
-	// The routes without a date: their files go into the zip as they are.
-	for _, r := range b.otherRoutes {
-		if err := each(r, func(vals []int, body []byte) error {
 			b.api = append(b.api, file{r.FilePath(vals), bytes.Clone(body)})
+			prog.add(1)
 			return nil
 		}); err != nil {
 			return nil, err
 		}
 	}
-	archives := []Archive{{}} // the zip's place, filled last
-	write := func(a Archive, fn func(context.Context, *countWriter) error) (Archive, error) {
-		tmp, err := writeArchive(ctx, &a, fn)
-		if tmp != "" {
-			tmps = append(tmps, tmp)
+	// The date routes' first records, checked before any other work starts.
+	for _, r := range b.dateRoutes {
+		if err := t.checkFirst(c, r, values[r.Name]); err != nil {
+			return nil, err
 		}
-		return a, err
 	}
-	// The date routes' records, each route's streamed into its .jsonl.gz in date order.
+	b.filled = map[string]chan struct{}{}
+	for _, r := range b.dateRoutes {
+		if b.fill[r.Name] != nil {
+			b.filled[r.Name] = make(chan struct{})
+		}
+	}
+	d := &dataset{m: datasetMeta(t.m, opts.ContentDate), c: c, build: b}
+	parts, remove := d.parts(opts.To)
+	defer remove()
+	base := BaseName(t.m.APIVersion)
+	archives := []Archive{{Name: base + Zip, Path: filepath.Join(opts.To, base+Zip)}}
 	for _, r := range b.dateRoutes {
 		name := JSONLName(r.Name)
-		a, err := write(Archive{Name: name, Path: filepath.Join(opts.To, name)}, func(ctx context.Context, w *countWriter) error {
-			gz, err := newGzip(w)
+		archives = append(archives, Archive{Name: name, Path: filepath.Join(opts.To, name)})
+	}
+	tmps := make([]string, len(archives)) // written, not yet renamed: removed on any failure
+	defer func() {
+		for _, p := range tmps {
+			if p != "" {
+				os.Remove(p)
+			}
+		}
+	}()
+	var entries int
+	eg, ectx := errgroup.WithContext(ctx)
+	// The date routes' tables, filled a few routes at once.
+	eg.Go(func() error {
+		fg, fctx := errgroup.WithContext(ectx)
+		fg.SetLimit(fillRoutes)
+		for _, r := range b.dateRoutes {
+			fill := b.fill[r.Name]
+			if fill == nil {
+				continue
+			}
+			fg.Go(func() error {
+				if err := routeRecords(fctx, c, r, values[r.Name], func(vals []int, body []byte) error {
+					if err := fill(vals, body); err != nil {
+						return &InputError{fmt.Errorf("%s: %w", r.FilePath(vals), err)}
+					}
+					prog.add(1)
+					return nil
+				}); err != nil {
+					return err
+				}
+				close(b.filled[r.Name])
+				return nil
+			})
+		}
+		return fg.Wait()
+	})
+	// The JSON Lines, once every table is filled, so that the database and the tables'
+	// files start first.
+	eg.Go(func() error {
+		for _, ch := range b.filled {
+			select {
+			case <-ch:
+			case <-ectx.Done():
+				return ectx.Err()
+			}
+		}
+		for i, r := range b.dateRoutes {
+			var err error
+			tmps[1+i], err = writeArchive(ectx, &archives[1+i], func(ctx context.Context, w *countWriter) error {
+				return writeJSONL(ctx, w, c, r, values[r.Name], prog)
+			})
 			if err != nil {
 				return err
 			}
-			if err := each(r, func(_ []int, body []byte) error {
-				_, err := gz.Write(body)
-				return err
-			}); err != nil {
-				return err
-			}
-			return gz.Close()
-		})
-		if err != nil {
-			return nil, err
 		}
-		archives = append(archives, a)
-	}
-	d := &dataset{m: datasetMeta(t.m, opts.ContentDate), c: c, build: b}
-	base := BaseName(t.m.APIVersion)
-	zw := &zipWriter{top: base, modTime: opts.ModTime.UTC()}
-	entries := 0
-	if archives[0], err = write(Archive{Name: base + Zip, Path: filepath.Join(opts.To, base+Zip)}, func(ctx context.Context, w *countWriter) error {
-		return zw.write(ctx, w, func(put func(string, []byte) error) error {
-			return d.emit(ctx, opts.To, func(name string, body []byte) error {
-				entries++
-				return put(name, body)
-			})
+		return nil
+	})
+	// The zip.
+	eg.Go(func() error {
+		done, err := compressParts(ectx, parts)
+		if err != nil {
+			return writeError(ectx, archives[0].Path, err)
+		}
+		if done, err = d.finish(ectx, done); err != nil {
+			return err
+		}
+		entries = len(done)
+		tmps[0], err = writeArchive(ectx, &archives[0], func(_ context.Context, w *countWriter) error {
+			return writeZip(w, base, opts.ModTime, done)
 		})
-	}); err != nil {
+		return err
+	})
+	if err := eg.Wait(); err != nil {
 		return nil, err
 	}
-	// All written: rename them into place, in the order written (tmps), the zip last.
-	for i, tmp := range tmps {
-		a := archives[(i+1)%len(archives)]
-		if err := os.Rename(tmp, a.Path); err != nil {
-			return nil, &OutputError{fmt.Errorf("rename to %s: %w", a.Path, unwrapPath(err))}
+	// All written: rename them into place, the JSON Lines in route order, the zip last.
+	for i := range archives {
+		j := (i + 1) % len(archives)
+		if err := os.Rename(tmps[j], archives[j].Path); err != nil {
+			return nil, &OutputError{fmt.Errorf("rename to %s: %w", archives[j].Path, unwrapPath(err))}
 		}
+		tmps[j] = ""
 	}
-	tmps = nil
 	if opts.Publish {
 		if err := publish(opts.Dir, t.m, archives); err != nil {
 			return nil, &OutputError{err}
@@ -264,6 +328,62 @@ func Pack(ctx context.Context, opts Options) (*Result, error) {
 	return res, nil
 }
 
+// fillRoutes is how many date routes fill their tables at once.
+const fillRoutes = 2
+
+// writeJSONL writes a date route's records to w as JSON Lines, gzip'ed, in date order.
+func writeJSONL(ctx context.Context, w io.Writer, c *Content, r manifest.Route, values [][]int, prog *progress) error {
+	gz, err := newGzip(w)
+	if err != nil {
+		return err
+	}
+	if err := routeRecords(ctx, c, r, values, func(_ []int, body []byte) error {
+		prog.add(1)
+		_, err := gz.Write(body)
+		return err
+	}); err != nil {
+		return err
+	}
+	return gz.Close()
+}
+
+// partWorkers is how many files of the zip are written and deflated at once: the
+// database, built while the others are, takes one for most of the time.
+const partWorkers = 3
+
+// compressParts deflates the parts, a few at a time, each once what it is made of is
+// filled, and returns their entries in the parts' order. An error names the part.
+func compressParts(ctx context.Context, parts []part) ([]entry, error) {
+	done := make([]entry, len(parts))
+	var next atomic.Int64
+	eg, ectx := errgroup.WithContext(ctx)
+	for range min(partWorkers, len(parts)) {
+		eg.Go(func() error {
+			z := newCompressor()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(parts) {
+					return nil
+				}
+				if parts[i].ready != nil {
+					if err := parts[i].ready(ectx); err != nil {
+						return err
+					}
+				}
+				e, err := z.compress(ectx, parts[i])
+				if err != nil {
+					if _, ok := err.(*OutputError); ok || ectx.Err() != nil {
+						return err
+					}
+					return fmt.Errorf("%s: %w", parts[i].name, err)
+				}
+				done[i] = e
+			}
+		})
+	}
+	return done, eg.Wait()
+}
+
 // build collects what the zip holds from the routes' files: the tables, filled in route
 // order, and the files of the routes without a date.
 type build struct {
@@ -271,11 +391,30 @@ type build struct {
 	tables                  []*table.Table
 	fill                    map[string]func(vals []int, body []byte) error // by route
 	api                     []file                                         // the routes' files without a date, by route and value
+	route                   map[*table.Table]string                        // the route that fills a table
+	// filled holds, for the routes whose tables are being filled while other work reads
+	// the tables filled already, a channel closed once the route's tables are filled. A
+	// route without one has its tables filled.
+	filled map[string]chan struct{}
+}
+
+// wait returns once t is filled, or ctx is done.
+func (b *build) wait(ctx context.Context, t *table.Table) error {
+	ch := b.filled[b.route[t]]
+	if ch == nil {
+		return nil
+	}
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // newBuild pairs the sources with the routes of the route table, and checks the tables.
 func newBuild(routes []manifest.Route, sources []table.Source) (*build, error) {
-	b := &build{fill: map[string]func([]int, []byte) error{}}
+	b := &build{fill: map[string]func([]int, []byte) error{}, route: map[*table.Table]string{}}
 	names := map[string]bool{}
 	for _, src := range sources {
 		if !slices.ContainsFunc(routes, func(r manifest.Route) bool { return r.Name == src.Route }) {
@@ -294,6 +433,7 @@ func newBuild(routes []manifest.Route, sources []table.Source) (*build, error) {
 			}
 			names[t.Name] = true
 			b.tables = append(b.tables, t)
+			b.route[t] = src.Route
 		}
 	}
 	for _, r := range routes {

@@ -74,14 +74,13 @@ func mustEncode(m manifest.Manifest) []byte {
 // recordChunk is how many records a worker of routeRecords renders at a time.
 const recordChunk = 512
 
-// routeRecords yields a route's records for the years, in the order of its values (date
-// order for a date route, one a date), each with its canonical values and the exact bytes
+// routeRecords yields a route's records for its values (r.Values of the years: date order
+// for a date route, one a date), in their order, each with its canonical values and the exact bytes
 // the API serves for it, rendered by the route's renderer (Content.Render). It is the one
 // place pack gets the records from: whatever the tree's layout of files, the records are
 // the same. The records are rendered on several goroutines, a bounded number of chunks
 // ahead, and yielded in order; body is valid only during the call.
-func routeRecords(ctx context.Context, c *Content, r manifest.Route, years []int, yield func(vals []int, body []byte) error) error {
-	values := r.Values(years)
+func routeRecords(ctx context.Context, c *Content, r manifest.Route, values [][]int, yield func(vals []int, body []byte) error) error {
 	chunks := (len(values) + recordChunk - 1) / recordChunk
 	workers := max(1, min(runtime.GOMAXPROCS(0), chunks))
 	type chunk struct {
@@ -167,6 +166,25 @@ func routeRecords(ctx context.Context, c *Content, r manifest.Route, years []int
 		return err
 	}
 	return ctx.Err()
+}
+
+// checkFirst checks a route's first record against the tree's file (checkTree).
+func (t *tree) checkFirst(c *Content, r manifest.Route, values [][]int) error {
+	if len(values) == 0 {
+		return nil
+	}
+	render, err := c.Render(r.Name)
+	if err != nil {
+		return err
+	}
+	body, err := render(nil, values[0])
+	if err != nil {
+		return fmt.Errorf("route %s, %s: %w", r.Name, r.FilePath(values[0]), err)
+	}
+	if err := t.checkTree(r, values[0], body); err != nil {
+		return &InputError{err}
+	}
+	return nil
 }
 
 // checkTree checks that the tree was generated from the content pack renders the records

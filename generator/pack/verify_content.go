@@ -182,7 +182,7 @@ func derive(ctx context.Context, c *Content, m meta) (*dataset, error) {
 		if fill == nil && r.Packed != nil {
 			continue
 		}
-		if err := routeRecords(ctx, c, r, m.Years, func(vals []int, body []byte) error {
+		if err := routeRecords(ctx, c, r, r.Values(m.Years), func(vals []int, body []byte) error {
 			if r.Packed == nil {
 				b.api = append(b.api, file{r.FilePath(vals), bytes.Clone(body)})
 			}

@@ -125,6 +125,24 @@ func (v Value) Int32() int32 { return v.n }
 // Text is a Text value.
 func (v Value) Text() string { return v.s }
 
+// AppendText appends the value as String gives it, without making a string of it.
+func (v Value) AppendText(dst []byte) []byte {
+	switch v.kind {
+	case Integer:
+		return strconv.AppendInt(dst, int64(v.n), 10)
+	case Date:
+		y, m, d := civilFromDays(int(v.n))
+		if y < 0 || y > 9999 {
+			return append(dst, v.String()...)
+		}
+		return append(dst, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-',
+			byte('0'+m/10), byte('0'+m%10), '-', byte('0'+d/10), byte('0'+d%10))
+	case Text:
+		return append(dst, v.s...)
+	}
+	return dst
+}
+
 // String is the value as CSV and SQLite write it: a decimal, a YYYY-MM-DD date, the text,
 // or "" for Null.
 func (v Value) String() string {

@@ -18,6 +18,9 @@ func TestDates(t *testing.T) {
 		if got := v.String(); got != d.Format(time.DateOnly) {
 			t.Fatalf("%s is written %s", d.Format(time.DateOnly), got)
 		}
+		if got := string(v.AppendText(nil)); got != d.Format(time.DateOnly) {
+			t.Fatalf("%s is appended as %s", d.Format(time.DateOnly), got)
+		}
 	}
 }
 
@@ -54,6 +57,18 @@ func TestAppend(t *testing.T) {
 	for r := range tb.Len() {
 		for _, v := range tb.Row(r) {
 			got = append(got, v.String())
+		}
+	}
+	for r := range tb.Len() {
+		for i, v := range tb.Row(r) {
+			if a := string(v.AppendText([]byte("x"))); a != "x"+v.String() {
+				t.Errorf("row %d, column %d: AppendText gives %q, String %q", r, i, a[1:], v.String())
+			}
+		}
+	}
+	for _, v := range []Value{DateOf(-5, 1, 1), DateOf(12000, 3, 1), Int(-2147483648)} {
+		if a := string(v.AppendText(nil)); a != v.String() {
+			t.Errorf("AppendText gives %q, String %q", a, v.String())
 		}
 	}
 	if want := "1990-05-15 -3 a,b  2000-02-29 7  9"; strings.Join(got, " ") != want {
