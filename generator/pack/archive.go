@@ -30,6 +30,10 @@ const gzipLevel = 6
 // so a download is the same bytes whatever the number of cores.
 const gzipBlock = 1 << 20
 
+// gzipBlocks is the most blocks compressed at once, two a core up to it: each holds its
+// input, its output and a compressor, and pack's memory is not to grow with the cores.
+const gzipBlocks = 8
+
 // newGzip is the JSON Lines' gzip writer: klauspost/pgzip with a fixed header (no name, no
 // time, OS unknown).
 func newGzip(out io.Writer) (*pgzip.Writer, error) {
@@ -38,7 +42,7 @@ func newGzip(out io.Writer) (*pgzip.Writer, error) {
 		return nil, err
 	}
 	gz.Header.OS = 255
-	if err := gz.SetConcurrency(gzipBlock, 2*runtime.GOMAXPROCS(0)); err != nil {
+	if err := gz.SetConcurrency(gzipBlock, min(2*runtime.GOMAXPROCS(0), gzipBlocks)); err != nil {
 		return nil, err
 	}
 	return gz, nil

@@ -207,7 +207,14 @@ func (s *sqliteDB) write(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	defer f.Close()
-	_, err = io.Copy(w, f)
+	// A buffer (verify's emit) is grown once to the file's size, and then written to, not
+	// read into (ReadFrom would double it at the end, looking for more).
+	if g, ok := w.(interface{ Grow(int) }); ok {
+		if fi, err := f.Stat(); err == nil {
+			g.Grow(int(fi.Size()))
+		}
+	}
+	_, err = io.Copy(struct{ io.Writer }{w}, struct{ io.Reader }{f})
 	return err
 }
 

@@ -2,7 +2,10 @@ package pack
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/opennumerology/numerology/generator/pack/table"
@@ -63,4 +66,36 @@ func FuzzCSVField(f *testing.F) {
 			t.Fatalf("%q is written %q, encoding/csv writes %q", s, got, want)
 		}
 	})
+}
+
+// TestSQLiteIntoBuffer: the database written into a buffer (as verify --archive's emit
+// does) is a SQLite file, and the buffer is grown once to its size: not doubled up to it,
+// nor past it at the end.
+func TestSQLiteIntoBuffer(t *testing.T) {
+	tb := &table.Table{Name: "t", Columns: []table.Column{{Name: "n", Type: table.Integer}, {Name: "s", Type: table.Text}}, PrimaryKey: []string{"n"}}
+	for i := range 20000 {
+		if err := tb.Append(table.Int(i), table.Str(strings.Repeat("x", i%50))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := &sqliteDB{dir: t.TempDir(), tables: []*table.Table{tb}, meta: []metaRow{{"k", "v"}}}
+	defer db.remove()
+	for i := range 2 { // built on the first write, copied on the second
+		var b bytes.Buffer
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if err := db.write(context.Background(), &b); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		if !bytes.HasPrefix(b.Bytes(), []byte("SQLite format 3\x00")) || b.Len()%sqlitePageSize != 0 {
+			t.Fatalf("%d bytes that are not a SQLite database", b.Len())
+		}
+		if b.Cap() >= 2*b.Len() {
+			t.Errorf("a database of %d bytes took a buffer of %d", b.Len(), b.Cap())
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; i == 1 && alloc > uint64(b.Len())*3/2 {
+			t.Errorf("copying a database of %d bytes allocated %d", b.Len(), alloc)
+		}
+	}
 }

@@ -74,6 +74,11 @@ func mustEncode(m manifest.Manifest) []byte {
 // recordChunk is how many records a worker of routeRecords renders at a time.
 const recordChunk = 512
 
+// renderWorkers is the most goroutines a routeRecords renders on: each keeps two chunks'
+// buffers, and pack's memory is not to grow with the cores (rendering is a small part of
+// its work).
+const renderWorkers = 4
+
 // routeRecords yields a route's records for its values (r.Values of the years: date order
 // for a date route, one a date), in their order, each with its canonical values and the exact bytes
 // the API serves for it, rendered by the route's renderer (Content.Render). It is the one
@@ -82,7 +87,7 @@ const recordChunk = 512
 // ahead, and yielded in order; body is valid only during the call.
 func routeRecords(ctx context.Context, c *Content, r manifest.Route, values [][]int, yield func(vals []int, body []byte) error) error {
 	chunks := (len(values) + recordChunk - 1) / recordChunk
-	workers := max(1, min(runtime.GOMAXPROCS(0), chunks))
+	workers := max(1, min(runtime.GOMAXPROCS(0), chunks, renderWorkers))
 	type chunk struct {
 		buf  []byte
 		ends []int // where each record of the chunk ends in buf
