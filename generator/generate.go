@@ -191,9 +191,10 @@ type gen struct {
 	manifestSize int64
 	edge         manifest.EdgeConfig
 	// shards are the root's entries of the shards written, and listed counts the files
-	// they list and the shards themselves.
-	shards []manifest.File
-	listed struct {
+	// they list and the shards themselves; shardsMu guards both.
+	shardsMu sync.Mutex
+	shards   []manifest.File
+	listed   struct {
 		files int
 		bytes int64
 	}
@@ -289,22 +290,38 @@ func (g *gen) writePrerendered(ctx context.Context) error {
 	return nil
 }
 
-// writeDates writes the files of the packed routes, one route after another: each value's
-// file, the packed files, and the route's shards (docs/design.md §9). A route's files are
-// remembered by their place (a size and a sha256 per value and packed file, no path) until
-// its shards are written, so memory holds one route of one tree, whatever the number of
-// routes.
+// writeDates writes the files of the packed routes: each value's file, the packed files,
+// and the route's shards (docs/design.md §9). The routes' tasks share one pool of g.workers
+// goroutines, with no barrier between routes: the task that finishes a route's last month (or
+// year) writes its shards while the other workers go on with the next route. A route's files
+// are remembered by their place (a size and a sha256 per value and packed file, no path)
+// until its shards are written, and at most routesInFlight routes are begun and not yet
+// sharded, so memory holds two routes of one tree whatever the number of routes.
 func (g *gen) writeDates(ctx context.Context) error {
+	eg, ectx := errgroup.WithContext(ctx)
+	eg.SetLimit(g.workers)
+	slots := make(chan struct{}, routesInFlight)
+routes:
 	for _, r := range g.edge.Routes {
 		if !r.Sharded() {
 			continue
 		}
-		if err := g.writePackedRoute(ctx, r); err != nil {
-			return err
+		select {
+		case slots <- struct{}{}:
+		case <-ectx.Done():
+			break routes
 		}
+		g.startPackedRoute(ectx, eg, r, func() { <-slots })
+	}
+	if err := eg.Wait(); err != nil {
+		return err
 	}
 	return ctx.Err()
 }
+
+// routesInFlight is how many packed routes writeDates has begun and not yet sharded: two
+// keep every worker busy across a route's end, and bound the digests held to two routes'.
+const routesInFlight = 2
 
 // digest is what the manifest needs of a file whose path is known from its place.
 type digest struct {
@@ -324,15 +341,17 @@ type routeYear struct {
 	packs  []digest // by the index in packed
 }
 
-// writePackedRoute writes one packed route on g.workers goroutines, then its shards. For
-// a route packed by month, a task is one month of every year: it owns the folders of that
-// month's files when the route's file pattern groups them by day and month, so no two
-// goroutines create files in one folder at once (parallel creates in one folder contend on
-// its lock), and it writes each year's month file as soon as the month is rendered. For a
-// route packed by year, a task is one year, which starts at a different day than its
-// neighbours so that they write into different folders; it holds one year's records. Each
-// record is encoded once, into its packed file's buffer, and written from there.
-func (g *gen) writePackedRoute(ctx context.Context, r manifest.Route) error {
+// startPackedRoute adds the tasks of one packed route to eg; the last of them to finish
+// writes the route's shards and then calls done. For a route packed by month, a task is one
+// month of every year: it owns the folders of that month's files when the route's file
+// pattern groups them by day and month, so no two goroutines create files in one folder at
+// once (parallel creates in one folder contend on its lock), and it writes each year's month
+// file as soon as the month is rendered. For a route packed by year, a task is one year,
+// which starts at a different day than its neighbours so that they write into different
+// folders; it holds one year's records. Each record is encoded once, into its packed file's
+// buffer, and written from there. A task that fails leaves done uncalled: the group's
+// context is cancelled, and writeDates stops.
+func (g *gen) startPackedRoute(ctx context.Context, eg *errgroup.Group, r manifest.Route, done func()) {
 	years := make([]*routeYear, 0, len(g.years))
 	for _, y := range g.years {
 		vals := r.YearValues(y)
@@ -343,30 +362,46 @@ func (g *gen) writePackedRoute(ctx context.Context, r manifest.Route) error {
 		years = append(years, &routeYear{year: y, vals: vals, packed: packed,
 			files: make([]digest, len(vals)), packs: make([]digest, len(packed))})
 	}
-	eg, ectx := errgroup.WithContext(ctx)
-	eg.SetLimit(g.workers)
+	var tasks []func() error
 	if r.Packed.Unit == manifest.UnitYear {
 		for i, ry := range years {
-			if ectx.Err() != nil {
-				break
-			}
-			eg.Go(func() error { return g.writePackedYear(ectx, r, ry, i*len(ry.vals)/max(g.workers, 1)) })
+			tasks = append(tasks, func() error { return g.writePackedYear(ctx, r, ry, i*len(ry.vals)/max(g.workers, 1)) })
 		}
 	} else {
 		for m := 1; m <= 12; m++ {
-			if ectx.Err() != nil {
-				break
-			}
-			eg.Go(func() error { return g.writePackedMonth(ectx, r, years, m) })
+			tasks = append(tasks, func() error { return g.writePackedMonth(ctx, r, years, m) })
 		}
 	}
-	if err := eg.Wait(); err != nil {
-		return err
+	var left atomic.Int64
+	left.Store(int64(max(len(tasks), 1)))
+	finish := func() error {
+		if left.Add(-1) > 0 {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := g.writeShards(r, years); err != nil {
+			return err
+		}
+		done()
+		return nil
 	}
-	if err := ctx.Err(); err != nil {
-		return err
+	if len(tasks) == 0 {
+		eg.Go(finish) // a route with no value in the years still has its (empty) shards
+		return
 	}
-	return g.writeShards(r, years)
+	for _, task := range tasks {
+		if ctx.Err() != nil {
+			return
+		}
+		eg.Go(func() error {
+			if err := task(); err != nil {
+				return err
+			}
+			return finish()
+		})
+	}
 }
 
 // writePackedMonth writes the records of one month of a route packed by month, year after
@@ -462,15 +497,17 @@ func (g *gen) writePackedYear(ctx context.Context, r manifest.Route, ry *routeYe
 var yearBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1<<20); return &b }}
 
 // writeShards writes the shards of a route, one per year, and keeps their entries and the
-// files they list for the root.
+// files they list for the root. Two routes' shards may be written at once.
 func (g *gen) writeShards(r manifest.Route, years []*routeYear) error {
 	file := manifest.NewTemplate(r.File, r.ParamNames())
 	for _, ry := range years {
 		s := manifest.Shard{Route: r.Name, Year: ry.year, Files: make([]manifest.File, 0, len(ry.vals)+len(ry.packed))}
+		var files int
+		var bytes int64
 		add := func(p string, d digest) {
 			s.Files = append(s.Files, manifest.File{Path: p, Size: d.size, SHA256: hex.EncodeToString(d.sum[:])})
-			g.listed.files++
-			g.listed.bytes += d.size
+			files++
+			bytes += d.size
 		}
 		for i, vals := range ry.vals {
 			add(file.Fill(vals), ry.files[i])
@@ -488,9 +525,11 @@ func (g *gen) writeShards(r manifest.Route, years []*routeYear) error {
 			return err
 		}
 		d := digestOf(b)
+		g.shardsMu.Lock()
 		g.shards = append(g.shards, manifest.File{Path: p, Size: d.size, SHA256: hex.EncodeToString(d.sum[:])})
-		g.listed.files++
-		g.listed.bytes += d.size
+		g.listed.files += files + 1
+		g.listed.bytes += bytes + d.size
+		g.shardsMu.Unlock()
 	}
 	return nil
 }

@@ -120,7 +120,10 @@ func render(c Card) ([]byte, error) {
 		return nil, err
 	}
 	var b bytes.Buffer
-	enc := png.Encoder{CompressionLevel: png.DefaultCompression}
+	// zlib's fastest level: measured on the life path card, 16% larger than the default
+	// level's (28 against 24 KB; the largest card, 35 KB, is well within 60 KB) in 0.38× its
+	// time. At the default level the cards were 13% of generate's CPU.
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
 	if err := enc.Encode(&b, img); err != nil {
 		return nil, fmt.Errorf("card %q: encode png: %w", c.Title, err)
 	}

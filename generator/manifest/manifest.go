@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	json "github.com/goccy/go-json"
 )
@@ -108,8 +109,50 @@ type File struct {
 }
 
 // MarshalJSON encodes f as [path, size, sha256].
-func (f File) MarshalJSON() ([]byte, error) {
-	return json.Marshal([3]any{f.Path, f.Size, f.SHA256})
+func (f File) MarshalJSON() ([]byte, error) { return f.appendJSON(nil) }
+
+// appendJSON appends f as MarshalJSON encodes it: the bytes goccy/go-json's Marshal gives
+// [3]any{f.Path, f.Size, f.SHA256} (HTML-escaping strings), without its reflection.
+func (f File) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, '[')
+	b, err := appendJSONString(b, f.Path, true)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, ',')
+	b = strconv.AppendInt(b, f.Size, 10)
+	b = append(b, ',')
+	if b, err = appendJSONString(b, f.SHA256, true); err != nil {
+		return nil, err
+	}
+	return append(b, ']'), nil
+}
+
+// appendJSONString appends s as a JSON string, as goccy/go-json encodes it (with or without
+// HTML escaping): directly when s is printable ASCII that needs no escape, which every tree
+// path and digest is, and through the library otherwise.
+func appendJSONString(b []byte, s string, escapeHTML bool) ([]byte, error) {
+	plain := true
+	for i := 0; i < len(s) && plain; i++ {
+		c := s[i]
+		plain = c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && !(escapeHTML && (c == '<' || c == '>' || c == '&'))
+	}
+	if plain {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"'), nil
+	}
+	var q []byte
+	var err error
+	if escapeHTML {
+		q, err = json.Marshal(s)
+	} else {
+		q, err = json.MarshalWithOption(s, json.DisableHTMLEscape())
+	}
+	if err != nil {
+		return nil, err
+	}
+	return append(b, q...), nil
 }
 
 // UnmarshalJSON decodes [path, size, sha256].

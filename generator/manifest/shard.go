@@ -58,13 +58,35 @@ func ParseShardPath(p string) (route string, year int, ok bool) {
 	return route, year, true
 }
 
-// Encode renders the shard as the generator does: compact JSON, one trailing newline.
+// Encode renders the shard as the generator does: compact JSON, one trailing newline. It
+// writes the bytes goccy/go-json gives the Shard (without HTML escaping; each File by its
+// MarshalJSON) directly: a tree's thousand shards list every per-date file, and the
+// reflective encoder was a tenth of generate's CPU beside the writing.
 func (s *Shard) Encode() ([]byte, error) {
-	b, err := json.MarshalWithOption(s, json.DisableHTMLEscape())
-	if err != nil {
+	b := make([]byte, 0, 48+len(s.Route)+len(s.Files)*112)
+	b = append(b, `{"route":`...)
+	var err error
+	if b, err = appendJSONString(b, s.Route, false); err != nil {
 		return nil, fmt.Errorf("encode shard %s %d: %w", s.Route, s.Year, err)
 	}
-	return append(b, '\n'), nil
+	b = append(b, `,"year":`...)
+	b = strconv.AppendInt(b, int64(s.Year), 10)
+	b = append(b, `,"files":`...)
+	if s.Files == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, f := range s.Files {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = f.appendJSON(b); err != nil {
+				return nil, fmt.Errorf("encode shard %s %d: %w", s.Route, s.Year, err)
+			}
+		}
+		b = append(b, ']')
+	}
+	return append(b, "}\n"...), nil
 }
 
 // DecodeShard decodes a shard without checking it against the root (see ParseShard): its
