@@ -326,39 +326,93 @@ function packedPlace(route, params) {
 
 // readLine returns line n (from 1) of a stream of bytes, with its newline; null when the
 // stream ends before it or the line is empty. It reads the stream only up to the line's
-// end and cancels the rest: a file per year is ~800 KB, and a record in it ~2 KB.
+// end and cancels the rest: a file per year is ~800 KB, and a record in it ~2 KB. An
+// asset's body is a byte stream, read with a BYOB reader into buffers the isolate keeps
+// (readBuffers): the bytes before the line are scanned in place, never allocated anew, and
+// only the record is copied out. Allocating a chunk for every part of a ~115 KB month file
+// that a request passes over drove the collector (external memory pressure) and was the
+// tail of the chart's CPU (docs/worker.md). A stream that is not a byte stream is read
+// with a default reader.
 async function readLine(stream, n) {
   if (!stream) {
     return null;
   }
-  const reader = stream.getReader();
+  let reader;
+  try {
+    reader = stream.getReader({ mode: "byob" });
+  } catch {
+    return readLineChunks(stream, n);
+  }
+  let buf = readBuffers.pop() || new ArrayBuffer(READ_BUFFER_BYTES);
   const parts = [];
   let line = 1; // the line the next byte read belongs to
+  try {
+    for (;;) {
+      const { done, value } = await reader.read(new Uint8Array(buf));
+      buf = value ? value.buffer : null; // the read detached buf; value holds its memory
+      if (done) {
+        return null;
+      }
+      const found = scanLine(value, n, line, parts);
+      if (found !== null) {
+        return found.byteLength > 1 ? found : null;
+      }
+      line = parts.line;
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+    if (buf !== null && buf.byteLength === READ_BUFFER_BYTES && readBuffers.length < READ_BUFFERS_KEPT) {
+      readBuffers.push(buf);
+    }
+  }
+}
+
+// readBuffers are the isolate's buffers for readLine, each READ_BUFFER_BYTES: one a request
+// in flight, at most READ_BUFFERS_KEPT kept (1 MiB).
+const readBuffers = [];
+const READ_BUFFER_BYTES = 64 << 10;
+const READ_BUFFERS_KEPT = 16;
+
+// scanLine looks in chunk, whose first byte belongs to line `line`, for line n: it returns
+// the line (a copy, joined with the parts of it earlier chunks held) when it ends in chunk,
+// or null after keeping in parts what chunk holds of it and in parts.line the line of the
+// byte after chunk.
+function scanLine(chunk, n, line, parts) {
+  let i = 0;
+  while (line < n) {
+    const nl = chunk.indexOf(10, i);
+    if (nl < 0) {
+      parts.line = line;
+      return null;
+    }
+    line++;
+    i = nl + 1;
+  }
+  const nl = chunk.indexOf(10, i);
+  parts.push(chunk.slice(i, nl < 0 ? chunk.length : nl + 1));
+  parts.line = line;
+  if (nl < 0) {
+    return null;
+  }
+  return parts.length === 1 ? parts[0] : concat(parts);
+}
+
+// readLineChunks is readLine with a default reader, for a stream that is not a byte stream.
+async function readLineChunks(stream, n) {
+  const reader = stream.getReader();
+  const parts = [];
+  let line = 1;
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) {
         return null;
       }
-      let i = 0;
-      while (line < n) {
-        const nl = value.indexOf(10, i);
-        if (nl < 0) {
-          i = value.length;
-          break;
-        }
-        line++;
-        i = nl + 1;
+      const found = scanLine(value, n, line, parts);
+      if (found !== null) {
+        return found.byteLength > 1 ? found : null;
       }
-      if (line < n) {
-        continue;
-      }
-      const nl = value.indexOf(10, i);
-      parts.push(value.subarray(i, nl < 0 ? value.length : nl + 1));
-      if (nl >= 0) {
-        const body = parts.length === 1 ? parts[0] : concat(parts);
-        return body.byteLength > 1 ? body : null;
-      }
+      line = parts.line;
     }
   } finally {
     reader.cancel().catch(() => {});
@@ -661,7 +715,9 @@ function mcpConfig(env, base, cfg) {
         m,
         tools,
         meta,
-        list: JSON.stringify(m.list),
+        // tools/list's result as UTF-8, encoded once: ~50 KB, which a string would have
+        // flattened and encoded on every call (the collector's work, and the call's tail).
+        list: UTF8_ENCODER.encode(JSON.stringify(m.list)),
         discover: JSON.stringify({
           supportedVersions: MCP_SUPPORTED,
           capabilities: caps,
@@ -833,7 +889,7 @@ async function mcpMessage(request, env, cfg, s, msg) {
     case "server/discover":
       return rpcResult(id, s.discover);
     case "tools/list":
-      return rpcResult(id, s.list);
+      return rpcResultBytes(id, s.list);
     case "tools/call": {
       if (typeof params.name !== "string") {
         return rpcError(200, id, -32602, "Invalid params: name is not a string");

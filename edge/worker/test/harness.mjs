@@ -189,9 +189,11 @@ const TYPES = {
 
 // assets returns a fake of the ASSETS binding serving tree. Options:
 //   override: Map of tree path → bytes (a changed file) or null (a file not uploaded);
-//   edit(path, bytes): returns the bytes to serve for a file (edge.json with a short window).
+//   edit(path, bytes): returns the bytes to serve for a file (edge.json with a short window);
+//   body(bytes): returns the body to answer a file's bytes with (a stream that delivers them
+//   in small pieces), instead of the bytes.
 // fetched lists the tree paths the binding was asked for, in order, for the tests.
-export function assets(tree, { override = new Map(), edit = null } = {}) {
+export function assets(tree, { override = new Map(), edit = null, body: bodyOf = null } = {}) {
   const files = assetFiles(tree);
   for (const [p, b] of override) {
     b === null ? files.delete(p) : files.add(p);
@@ -259,7 +261,7 @@ export function assets(tree, { override = new Map(), edit = null } = {}) {
         return new Response(null, { status: 304, headers });
       }
       headers["Content-Length"] = String(bytes.byteLength);
-      const body = request.method === "HEAD" ? null : bytes;
+      const body = request.method === "HEAD" ? null : bodyOf ? bodyOf(bytes) : bytes;
       return new Response(body, { status: intent.status, headers });
     },
   };

@@ -19,8 +19,8 @@ before(() => {
 });
 
 // setup returns a fresh worker instance with its bindings.
-async function setup({ override, limit = 1e9, binding = true } = {}) {
-  const env = { ASSETS: assets(tree, { override }) };
+async function setup({ override, body, limit = 1e9, binding = true } = {}) {
+  const env = { ASSETS: assets(tree, { override, body }) };
   if (binding) {
     env.RATE_LIMITER = rateLimiter({ limit, periodSeconds: edge.rate_limit.window_seconds });
   }
@@ -78,6 +78,51 @@ describe("assets", () => {
       "api/public/matrix-months/2100/12.jsonl",
       "api/public/matrix-months/2000/2.jsonl",
     ]);
+  });
+
+  // A packed file arrives in pieces of any size: the worker reads a byte stream (every asset
+  // body in workerd) into buffers of its own, and any other stream chunk by chunk; a record
+  // may straddle pieces, and the last line of a file ends it.
+  test("a record is whole however the packed file's body is cut", async () => {
+    const byteStream = (size) => (bytes) => {
+      let at = 0;
+      return new ReadableStream({
+        type: "bytes",
+        autoAllocateChunkSize: size, // a default reader's (edge.json's) pieces
+        pull(c) {
+          const view = c.byobRequest.view;
+          const n = Math.min(size, view.byteLength, bytes.length - at);
+          view.set(bytes.subarray(at, at + n));
+          at += n;
+          c.byobRequest.respond(n);
+          if (at === bytes.length) {
+            c.close();
+          }
+        },
+      });
+    };
+    const chunkStream = (size) => (bytes) => {
+      let at = 0;
+      return new ReadableStream({
+        pull(c) {
+          c.enqueue(bytes.slice(at, at + size));
+          at += size;
+          if (at >= bytes.length) {
+            c.close();
+          }
+        },
+      });
+    };
+    for (const [label, body] of [["byte stream, 7-byte reads", byteStream(7)], ["byte stream, 1,000-byte reads", byteStream(1000)], ["other stream, 7-byte chunks", chunkStream(7)], ["other stream, 4,096-byte chunks", chunkStream(4096)]]) {
+      const { send } = await setup({ body });
+      for (const [d, m, y] of [[1, 1, 1900], [15, 5, 2000], [29, 2, 2000], [31, 12, 2100]]) {
+        const file = `api/public/matrix/${d}/${m}/${y}.json`;
+        const r = await send(`/api/public/matrix/${d}/${m}/${y}`);
+        assert.equal(r.status, 200, `${label}: ${file}`);
+        assert.ok(r.body.equals(treeFile(file)), `${label}: the body is not ${file}`);
+        assert.equal(r.headers.get("ETag"), `"${sha256Of(file)}"`, `${label}: ${file}`);
+      }
+    }
   });
 
   test("rejected paths are answered without asking the assets", async () => {
