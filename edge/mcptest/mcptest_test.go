@@ -120,60 +120,85 @@ type suiteCheck struct {
 }
 
 // testConformanceSuite runs the official conformance suite's applicable server scenarios
-// against both edges: every check passes but those notApplicable names.
+// against both edges: every check passes but those notApplicable names. At most
+// suiteRuns suite processes run at once, and a scenario with a failed check is run once more
+// and judged by that run (the first run's failures are logged): some of its probes give a
+// server 600 ms, which twenty suites started together beside wrangler dev and the rest of
+// make test on two cores can exceed (sep-2575-http-server-no-independent-requests-on-stream
+// got no answer in time once at load 19). A real fault fails both runs.
 func testConformanceSuite(t *testing.T, urls map[string]string) {
 	suite, err := filepath.Abs("node_modules/@modelcontextprotocol/conformance/dist/index.js")
 	if err != nil {
 		t.Fatal(err)
 	}
 	nodeAbs, _ := filepath.Abs(node)
+	slots := make(chan struct{}, suiteRuns)
 	for edge, url := range urls {
 		for v, names := range scenarios {
 			for _, sc := range names {
 				t.Run(fmt.Sprintf("%s/%s/%s", edge, v, sc), func(t *testing.T) {
 					t.Parallel()
-					work := t.TempDir()
-					cmd := exec.Command(nodeAbs, suite, "server", "--url", url, "--scenario", sc, "--spec-version", v, "-o", "results")
-					cmd.Dir = work
-					out, _ := cmd.CombinedOutput()
-					var files []string
-					_ = filepath.WalkDir(work, func(p string, d fs.DirEntry, err error) error {
-						if err == nil && d.Name() == "checks.json" {
-							files = append(files, p)
+					slots <- struct{}{}
+					defer func() { <-slots }()
+					run := func() (fails, notes []string) {
+						work := t.TempDir()
+						cmd := exec.Command(nodeAbs, suite, "server", "--url", url, "--scenario", sc, "--spec-version", v, "-o", "results")
+						cmd.Dir = work
+						out, _ := cmd.CombinedOutput()
+						var files []string
+						_ = filepath.WalkDir(work, func(p string, d fs.DirEntry, err error) error {
+							if err == nil && d.Name() == "checks.json" {
+								files = append(files, p)
+							}
+							return nil
+						})
+						if len(files) != 1 {
+							return []string{fmt.Sprintf("no checks.json of the suite:\n%s", out)}, nil
 						}
-						return nil
-					})
-					if len(files) != 1 {
-						t.Fatalf("no checks.json of the suite:\n%s", out)
-					}
-					b, err := os.ReadFile(files[0])
-					if err != nil {
-						t.Fatal(err)
-					}
-					var checks []suiteCheck
-					if err := json.Unmarshal(b, &checks); err != nil {
-						t.Fatal(err)
-					}
-					passed := 0
-					for _, c := range checks {
-						switch {
-						case c.Status == "SUCCESS":
-							passed++
-						case c.Status == "INFO" || c.Status == "SKIPPED":
-						case notApplicable(sc, c):
-							t.Logf("not applicable: %s: %s", c.ID, c.ErrorMessage)
-						default:
-							t.Errorf("%s %s: %s", c.ID, c.Status, c.ErrorMessage)
+						b, err := os.ReadFile(files[0])
+						if err != nil {
+							return []string{err.Error()}, nil
 						}
+						var checks []suiteCheck
+						if err := json.Unmarshal(b, &checks); err != nil {
+							return []string{err.Error()}, nil
+						}
+						passed := 0
+						for _, c := range checks {
+							switch {
+							case c.Status == "SUCCESS":
+								passed++
+							case c.Status == "INFO" || c.Status == "SKIPPED":
+							case notApplicable(sc, c):
+								notes = append(notes, fmt.Sprintf("not applicable: %s: %s", c.ID, c.ErrorMessage))
+							default:
+								fails = append(fails, fmt.Sprintf("%s %s: %s", c.ID, c.Status, c.ErrorMessage))
+							}
+						}
+						if passed == 0 && sc != "server-session-lifecycle" {
+							fails = append(fails, fmt.Sprintf("no check passed:\n%s", out))
+						}
+						return fails, notes
 					}
-					if passed == 0 && sc != "server-session-lifecycle" {
-						t.Errorf("no check passed:\n%s", out)
+					fails, notes := run()
+					if len(fails) > 0 {
+						t.Logf("first run failed, running the scenario again: %s", strings.Join(fails, "; "))
+						fails, notes = run()
+					}
+					for _, n := range notes {
+						t.Log(n)
+					}
+					for _, f := range fails {
+						t.Error(f)
 					}
 				})
 			}
 		}
 	}
 }
+
+// suiteRuns bounds the conformance suite's processes running at once.
+const suiteRuns = 4
 
 // TestRecordsValidate: every record of the full tree validates against its tool's
 // outputSchema with the TypeScript SDK's own validator (records.mjs: Ajv, JSON Schema
