@@ -372,8 +372,11 @@ func (g *gen) startPackedRoute(ctx context.Context, eg *errgroup.Group, r manife
 			tasks = append(tasks, func() error { return g.writePackedMonth(ctx, r, years, m) })
 		}
 	}
+	if len(tasks) == 0 {
+		tasks = append(tasks, func() error { return nil }) // no value in the years: it still finishes
+	}
 	var left atomic.Int64
-	left.Store(int64(max(len(tasks), 1)))
+	left.Store(int64(len(tasks)))
 	finish := func() error {
 		if left.Add(-1) > 0 {
 			return nil
@@ -386,10 +389,6 @@ func (g *gen) startPackedRoute(ctx context.Context, eg *errgroup.Group, r manife
 		}
 		done()
 		return nil
-	}
-	if len(tasks) == 0 {
-		eg.Go(finish) // a route with no value in the years still has its (empty) shards
-		return
 	}
 	for _, task := range tasks {
 		if ctx.Err() != nil {

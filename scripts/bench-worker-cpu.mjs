@@ -133,25 +133,14 @@ function request(worker, url, i) {
   return () => worker.fetch(req, env, {});
 }
 
-// isByteStream reports whether a stream can be read with a BYOB reader.
-function isByteStream(stream) {
-  try {
-    stream.getReader({ mode: "byob" }).releaseLock();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-// answer reads a Response's body as the runtime sends one, into a buffer the harness keeps
-// (a BYOB reader: no allocation a request, whose collection would land on the next timed
-// request), and returns its status, its length and whether it holds an MCP error result.
+// answer reads a Response's body as the runtime sends one, copying its chunks (the arrays the
+// worker answered with) into a buffer the harness keeps, so that reading allocates nothing a
+// request whose collection would land on the next timed request; it returns the status, the
+// length and whether the body holds an MCP error result.
 let sink = new ArrayBuffer(1 << 20);
 async function answer(url, res) {
   let n = 0;
-  if (res.body && !isByteStream(res.body)) {
-    // A stream the worker built (an MCP answer's parts): its chunks are the worker's own
-    // arrays, read as they are.
+  if (res.body) {
     const reader = res.body.getReader();
     for (;;) {
       const { done, value } = await reader.read();
@@ -164,21 +153,6 @@ async function answer(url, res) {
         sink = grown;
       }
       new Uint8Array(sink, n).set(value);
-      n += value.byteLength;
-    }
-  } else if (res.body) {
-    const reader = res.body.getReader({ mode: "byob" });
-    for (;;) {
-      if (n === sink.byteLength) {
-        const grown = new ArrayBuffer(2 * n);
-        new Uint8Array(grown).set(new Uint8Array(sink));
-        sink = grown;
-      }
-      const { done, value } = await reader.read(new Uint8Array(sink, n));
-      sink = value.buffer;
-      if (done) {
-        break;
-      }
       n += value.byteLength;
     }
   }

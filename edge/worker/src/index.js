@@ -338,26 +338,30 @@ async function readLine(stream, n) {
     return null;
   }
   let reader;
+  let buf = null; // the BYOB reads' buffer, the isolate's; null for a default reader
   try {
     reader = stream.getReader({ mode: "byob" });
+    buf = readBuffers.pop() || new ArrayBuffer(READ_BUFFER_BYTES);
   } catch {
-    return readLineChunks(stream, n);
+    reader = stream.getReader();
   }
-  let buf = readBuffers.pop() || new ArrayBuffer(READ_BUFFER_BYTES);
-  const parts = [];
-  let line = 1; // the line the next byte read belongs to
+  const scan = { line: 1, parts: [] }; // the line the next byte read belongs to; line n so far
   try {
     for (;;) {
-      const { done, value } = await reader.read(new Uint8Array(buf));
-      buf = value ? value.buffer : null; // the read detached buf; value holds its memory
+      let done, value;
+      if (buf === null) {
+        ({ done, value } = await reader.read());
+      } else {
+        ({ done, value } = await reader.read(new Uint8Array(buf)));
+        buf = value ? value.buffer : null; // the read detached buf; value views the same memory
+      }
       if (done) {
         return null;
       }
-      const found = scanLine(value, n, line, parts);
+      const found = scanLine(value, n, scan);
       if (found !== null) {
         return found.byteLength > 1 ? found : null;
       }
-      line = parts.line;
     }
   } finally {
     reader.cancel().catch(() => {});
@@ -373,50 +377,26 @@ const readBuffers = [];
 const READ_BUFFER_BYTES = 64 << 10;
 const READ_BUFFERS_KEPT = 16;
 
-// scanLine looks in chunk, whose first byte belongs to line `line`, for line n: it returns
+// scanLine looks in chunk, whose first byte belongs to line scan.line, for line n: it returns
 // the line (a copy, joined with the parts of it earlier chunks held) when it ends in chunk,
-// or null after keeping in parts what chunk holds of it and in parts.line the line of the
-// byte after chunk.
-function scanLine(chunk, n, line, parts) {
+// or null after keeping in scan.parts what chunk holds of it and in scan.line the line of
+// the byte after chunk.
+function scanLine(chunk, n, scan) {
   let i = 0;
-  while (line < n) {
+  while (scan.line < n) {
     const nl = chunk.indexOf(10, i);
     if (nl < 0) {
-      parts.line = line;
       return null;
     }
-    line++;
+    scan.line++;
     i = nl + 1;
   }
   const nl = chunk.indexOf(10, i);
-  parts.push(chunk.slice(i, nl < 0 ? chunk.length : nl + 1));
-  parts.line = line;
+  scan.parts.push(chunk.slice(i, nl < 0 ? chunk.length : nl + 1));
   if (nl < 0) {
     return null;
   }
-  return parts.length === 1 ? parts[0] : concat(parts);
-}
-
-// readLineChunks is readLine with a default reader, for a stream that is not a byte stream.
-async function readLineChunks(stream, n) {
-  const reader = stream.getReader();
-  const parts = [];
-  let line = 1;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) {
-        return null;
-      }
-      const found = scanLine(value, n, line, parts);
-      if (found !== null) {
-        return found.byteLength > 1 ? found : null;
-      }
-      line = parts.line;
-    }
-  } finally {
-    reader.cancel().catch(() => {});
-  }
+  return scan.parts.length === 1 ? scan.parts[0] : concat(scan.parts);
 }
 
 // concat joins byte arrays.
@@ -995,7 +975,7 @@ const UTF8_ENCODER = new TextEncoder();
 
 // rpcResultBytes is rpcResult around a result already encoded as UTF-8. The answer's body is
 // the result's bytes between the envelope's head and its closing brace, sent as a stream of
-// the three: a kept result (a meanings file's, 50–110 KB) is not copied into a new buffer on
+// the three: a kept result (a meanings tool's, 60–110 KB) is not copied into a new buffer on
 // every call, which would give the collector that much to free each time (the tail of
 // those tools' CPU); a default stream's chunks are not transferred, so one result serves
 // any number of answers at once.
