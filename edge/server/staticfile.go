@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -56,6 +57,23 @@ type staticFile struct {
 	body []byte // nil for a file streamed from the tree
 	etag []string
 	read atomic.Int64 // Unix nanoseconds of the read body comes from
+	// gzipped is body gzipped, made when an answer first sends it (see compressible).
+	gzipped struct {
+		once sync.Once
+		body []byte
+	}
+}
+
+// gzip returns the body gzipped, at the best level: it is made once per read of the file.
+func (sf *staticFile) gzip() []byte {
+	sf.gzipped.once.Do(func() {
+		var b bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+		zw.Write(sf.body) // a bytes.Buffer takes every write
+		zw.Close()
+		sf.gzipped.body = b.Bytes()
+	})
+	return sf.gzipped.body
 }
 
 // staticFile returns a static file as it is now: what was read of it when the file is
@@ -159,15 +177,28 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, t *tree, nam
 		hd["Cache-Control"] = []string{assetCache}
 	}
 	t.rules.apply(hd, r.Host, raw)
+	// Cloudflare's edge compresses what the asset worker answers when the client accepts it,
+	// weakening the ETag; serve does as it for the files it keeps in memory (all but the
+	// downloads and a manifest over 1 MB, which it sends as they are).
+	gzipped := sf.body != nil && compressible(hd, status) && acceptsGzip(r.Header["Accept-Encoding"])
+	if gzipped {
+		hd["Etag"] = []string{"W/" + sf.etag[0]}
+		hd["Vary"] = append(hd["Vary"], "Accept-Encoding")
+	}
 	if inm := r.Header["If-None-Match"]; inm != nil && assetETagMatch(inm, sf.etag[0]) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
 	var content io.Reader
 	size := sf.id.size
-	if sf.body != nil {
+	switch {
+	case gzipped:
+		hd["Content-Encoding"] = []string{"gzip"}
+		gz := sf.gzip()
+		content, size = bytes.NewReader(gz), int64(len(gz))
+	case sf.body != nil:
 		content, size = bytes.NewReader(sf.body), int64(len(sf.body))
-	} else {
+	default:
 		content = &chunkReader{h: h, t: t, name: name, id: sf.id}
 	}
 	hd["Content-Length"] = []string{strconv.FormatInt(size, 10)}
@@ -177,6 +208,68 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, t *tree, nam
 			h.log.Error("write static file", "file", name, "err", err)
 		}
 	}
+}
+
+// compressedTypes are the media types Cloudflare's edge compresses for a client that accepts
+// it (its documentation, "Content compression"), of those a tree holds.
+var compressedTypes = map[string]bool{
+	"text/html": true, "text/plain": true, "text/css": true, "text/javascript": true,
+	"application/javascript": true, "application/json": true, "application/xml": true,
+	"text/xml": true, "image/svg+xml": true, "image/x-icon": true,
+	"application/manifest+json": true, "text/x-markdown": true,
+}
+
+// compressible reports whether Cloudflare's edge would compress an asset's answer with
+// these headers and status: a type it compresses, a 200 or a 404 (of errors it compresses
+// only 403 and 404), and no Cache-Control no-transform (a _headers rule may set one).
+func compressible(hd http.Header, status int) bool {
+	if status != http.StatusOK && status != http.StatusNotFound {
+		return false
+	}
+	for _, cc := range hd["Cache-Control"] {
+		for d := range strings.SplitSeq(cc, ",") {
+			if strings.EqualFold(strings.TrimSpace(d), "no-transform") {
+				return false
+			}
+		}
+	}
+	ct := hd.Get("Content-Type")
+	if i := strings.IndexByte(ct, ';'); i >= 0 {
+		ct = ct[:i]
+	}
+	return compressedTypes[strings.ToLower(strings.TrimSpace(ct))]
+}
+
+// acceptsGzip reports whether an Accept-Encoding list (RFC 9110 §12.5.3) accepts gzip: it
+// names gzip (or x-gzip), or "*" without naming it, with a weight above 0.
+func acceptsGzip(values []string) bool {
+	gzipQ, anyQ := -1.0, -1.0
+	for _, v := range values {
+		for el := range strings.SplitSeq(v, ",") {
+			coding, params, _ := strings.Cut(el, ";")
+			q := 1.0
+			for p := range strings.SplitSeq(params, ";") {
+				k, val, ok := strings.Cut(strings.TrimSpace(p), "=")
+				if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+					f, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+					if err != nil || f < 0 || f > 1 {
+						f = 0
+					}
+					q = f
+				}
+			}
+			switch coding = strings.ToLower(strings.TrimSpace(coding)); coding {
+			case "gzip", "x-gzip":
+				gzipQ = max(gzipQ, q)
+			case "*":
+				anyQ = max(anyQ, q)
+			}
+		}
+	}
+	if gzipQ >= 0 {
+		return gzipQ > 0
+	}
+	return anyQ > 0
 }
 
 // assetETagMatch reports whether If-None-Match matches etag as Cloudflare's asset worker
