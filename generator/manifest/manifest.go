@@ -12,6 +12,8 @@ import (
 	"strconv"
 
 	json "github.com/goccy/go-json"
+
+	"github.com/opennumerology/numerology/internal/assetsignore"
 )
 
 // File names and paths inside the tree, relative to its root, with forward slashes.
@@ -28,8 +30,9 @@ const (
 	// Workers assets.
 	ShardsDir = "manifest.d"
 	// AssetsIgnoreFile lists, in gitignore syntax, the files Workers static assets need not
-	// hold (wrangler's convention; numerology deploy reads it too).
-	AssetsIgnoreFile = ".assetsignore"
+	// hold (wrangler's convention; numerology deploy reads it too): the name
+	// internal/assetsignore reads, given once there.
+	AssetsIgnoreFile = assetsignore.FileName
 )
 
 // APIPrefix is the URL path prefix of every API route.
