@@ -33,6 +33,7 @@ func arcanaFamily() []routeUnit {
 			OperationID: "listArcana", Tag: "arcana",
 		},
 		renderer: renderer{
+			tag:  "22 старших аркана матрицы судьбы",
 			body: ArcanaList{},
 			fields: func(s *Site) map[string]obj {
 				n := len(s.Content.Arcana)

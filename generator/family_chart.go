@@ -39,6 +39,7 @@ func chartFamily() []routeUnit {
 			OperationID: "getChartMeanings", Tag: "chart",
 		},
 		renderer: renderer{
+			tag:    "Полная карта матрицы судьбы по дате рождения и её тексты",
 			body:   ChartMeanings{},
 			fields: chartMeaningsFields,
 			encoder: func(s *Site) (encodeFunc, error) {

@@ -29,6 +29,7 @@ func compatibilityFamily() []routeUnit {
 			OperationID: "getCompatibility", Tag: "compatibility",
 		},
 		renderer: renderer{
+			tag:  "Совместимость двух чисел жизненного пути",
 			body: CompatibilityRecord{},
 			fields: func(s *Site) map[string]obj {
 				var levels []string

@@ -38,6 +38,7 @@ func lifePathFamily() []routeUnit {
 			OperationID: "listLifePaths", Tag: "life-path",
 		},
 		renderer: renderer{
+			tag:  "Числа жизненного пути: список, записи и число по дате рождения",
 			body: []LifePathListItem{},
 			schema: func(s *Site, b *openapi.Builder) (string, obj) {
 				n := len(s.Content.LifePaths)

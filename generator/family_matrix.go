@@ -36,6 +36,7 @@ func matrixFamily() []routeUnit {
 			OperationID: "getMatrix", Tag: "matrix",
 		},
 		renderer: renderer{
+			tag:     "Матрица судьбы по дате рождения и её 12 позиций",
 			goldens: [][]int{{29, 2, 2000}},
 
 			maxBytes: 2816, // the largest is about 2,500 bytes, 266 of them the caveat

@@ -31,6 +31,7 @@ func metaFamily() []routeUnit {
 			OperationID: "getIndex", Tag: "meta",
 		},
 		renderer: renderer{
+			tag:     "Оглавление API и этот документ",
 			body:    APIIndex{},
 			encoder: func(s *Site) (encodeFunc, error) { return encodeOnce(s.APIIndex()) },
 			fields: func(*Site) map[string]obj {

@@ -38,6 +38,7 @@ func personalYearFamily() []routeUnit {
 			OperationID: "getPersonalYearMeanings", Tag: "personal-year",
 		},
 		renderer: renderer{
+			tag:    "Личный год, месяцы и дни по дню рождения и выбранному году, тексты циклов (вершины и испытания — в записи числа жизненного пути даты)",
 			body:   CyclesMeanings{},
 			fields: cyclesMeaningsFields,
 			encoder: func(s *Site) (encodeFunc, error) {

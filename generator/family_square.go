@@ -38,6 +38,7 @@ func squareFamily() []routeUnit {
 			OperationID: "getSquareMeanings", Tag: "square",
 		},
 		renderer: renderer{
+			tag:  "Квадрат Пифагора (психоматрица) по дате рождения и его тексты",
 			body: SquareMeanings{},
 			fields: func(*Site) map[string]obj {
 				cell := obj{"minimum": 1, "maximum": 9}

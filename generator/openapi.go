@@ -36,6 +36,11 @@ func (s *Site) OpenAPI() (obj, error) {
 		CacheError:    CacheError,
 		LimitedRoutes: s.limitedRoutesRu(),
 	}
+	for _, u := range s.units {
+		if u.tag != "" {
+			in.Tags = append(in.Tags, openapi.Tag{Name: u.row.Tag, Description: u.tag})
+		}
+	}
 	for _, e := range s.errorSpecs() {
 		in.Errors = append(in.Errors, openapi.Error{
 			Key: e.key, Response: e.response, Description: e.description,

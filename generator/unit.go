@@ -154,6 +154,9 @@ type renderer struct {
 	// goldens are values whose bodies testdata/golden pins besides the row's example
 	// (TestGolden): the cases a reader of the goldens should see.
 	goldens [][]int
+	// tag, on the first route of each family, is the description of the OpenAPI tag its
+	// rows name (manifest.Route.Tag); the document lists the tags in table order.
+	tag string
 	// noExample leaves the schema without an example body (the OpenAPI document itself).
 	noExample bool
 	// head makes the route's HEAD an operation of the OpenAPI document (openapi.Route.Head).

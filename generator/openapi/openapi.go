@@ -45,7 +45,13 @@ type Input struct {
 	CacheOK, CacheError string
 	// LimitedRoutes names the rate-limited routes for a Russian sentence ("к маршрутам …").
 	LimitedRoutes string
+	// Tags are the document's tags, in order, each with its description: every route's Tag
+	// is one of them. The preflight operations' tag ("cors") follows them.
+	Tags []Tag
 }
+
+// Tag is a tag of the document: a group of operations (a route family's, in the generator).
+type Tag struct{ Name, Description string }
 
 // Site holds the site's facts the document states.
 type Site struct {
@@ -124,7 +130,7 @@ func Build(in Input) (Obj, error) {
 		"externalDocs": Obj{"description": "Документация и примеры", "url": site.URL + "/"},
 		"servers":      []Obj{{"url": site.URL, "description": "Сайт; пути API начинаются с " + manifest.APIPrefix}},
 		"security":     []any{}, // public: no route needs credentials
-		"tags":         tags(),
+		"tags":         b.tags(),
 		"paths":        paths,
 		"components": Obj{
 			"schemas":   b.schemas,

@@ -87,6 +87,7 @@ func testInput() Input {
 		CacheOK:       "ok",
 		CacheError:    "err",
 		LimitedRoutes: "к маршруту " + manifest.APIPrefix + "/number/{n}",
+		Tags:          []Tag{{"meta", "Оглавление"}, {"life-path", "Числа"}},
 	}
 }
 
@@ -192,8 +193,11 @@ func TestBuildRejects(t *testing.T) {
 		{"example not JSON", func(in *Input) { in.Routes["index"] = Route{Body: testIndex{}, Example: []byte("{")} }, "route index example"},
 		{"example values", func(in *Input) { in.Routes["number"] = Route{Body: testRecord{}} }, "route number: 0 example values, want 1"},
 		{"no operation id", func(in *Input) { in.Config.Routes[1].OperationID = "" }, "route number has no operation id or tag"},
-		{"unknown tag", func(in *Input) { in.Config.Routes[1].Tag = "other" }, `tag "other" is not one of openAPITags`},
-		{"preflight tag", func(in *Input) { in.Config.Routes[1].Tag = preflightTag }, `tag "cors" is not one of openAPITags`},
+		{"unknown tag", func(in *Input) { in.Config.Routes[1].Tag = "other" }, `tag "other" is not one of Input.Tags`},
+		{"preflight tag", func(in *Input) { in.Config.Routes[1].Tag = preflightTag }, `tag "cors" is not one of Input.Tags`},
+		{"a tag given twice", func(in *Input) { in.Tags = append(in.Tags, Tag{"meta", "Ещё раз"}) }, `tag "meta" is given twice`},
+		{"a tag without a description", func(in *Input) { in.Tags[1].Description = "" }, `tag "life-path" has no name or no description`},
+		{"the preflight's tag given", func(in *Input) { in.Tags = append(in.Tags, Tag{preflightTag, "CORS"}) }, `tag "cors" is the preflight operations'`},
 		{"shared operation id", func(in *Input) { in.Config.Routes[1].OperationID = "getIndex" }, "routes index and number share the operation id getIndex"},
 		{"error body not JSON", func(in *Input) { in.Config.Errors["method"] = manifest.ErrorResponse{Status: 405, Body: "{"} }, "error body method"},
 	} {

@@ -20,35 +20,44 @@ import (
 // does not.
 const preflightTag = "cors"
 
-// openAPITags are the document's tags, in order, with their descriptions; every route's
-// Tag must be one of them.
-var openAPITags = []struct{ name, description string }{
-	{"meta", "Оглавление API и этот документ"},
-	{"life-path", "Числа жизненного пути: список, записи и число по дате рождения"},
-	{"matrix", "Матрица судьбы по дате рождения и её 12 позиций"},
-	{"arcana", "22 старших аркана матрицы судьбы"},
-	{"compatibility", "Совместимость двух чисел жизненного пути"},
-	{"square", "Квадрат Пифагора (психоматрица) по дате рождения и его тексты"},
-	{"chart", "Полная карта матрицы судьбы по дате рождения и её тексты"},
-	{"personal-year", "Личный год, месяцы и дни по дню рождения и выбранному году, тексты циклов (вершины и испытания — в записи числа жизненного пути даты)"},
-	{preflightTag, "CORS preflight: браузер отправляет его сам перед запросом с другого сайта; вызывать вручную не нужно"},
+// preflightDescription is the description of the preflight operations' tag.
+const preflightDescription = "CORS preflight: браузер отправляет его сам перед запросом с другого сайта; вызывать вручную не нужно"
+
+// tags returns the document's tags: the route families' (Input.Tags), then the preflight's.
+func (b *Builder) tags() []Obj {
+	var out []Obj
+	for _, t := range b.in.Tags {
+		out = append(out, Obj{"name": t.Name, "description": t.Description})
+	}
+	return append(out, Obj{"name": preflightTag, "description": preflightDescription})
 }
 
-// tags returns the document's tags.
-func tags() []Obj {
-	var out []Obj
-	for _, t := range openAPITags {
-		out = append(out, Obj{"name": t.name, "description": t.description})
+// checkTags checks Input.Tags: each named once, with a description, none the preflight's.
+func (b *Builder) checkTags() error {
+	seen := map[string]bool{}
+	for _, t := range b.in.Tags {
+		switch {
+		case t.Name == "" || t.Description == "":
+			return fmt.Errorf("openapi: tag %q has no name or no description", t.Name)
+		case t.Name == preflightTag:
+			return fmt.Errorf("openapi: tag %q is the preflight operations'", t.Name)
+		case seen[t.Name]:
+			return fmt.Errorf("openapi: tag %q is given twice", t.Name)
+		}
+		seen[t.Name] = true
 	}
-	return out
+	return nil
 }
 
 // paths describes every route of the route table: one path item per pattern.
 func (b *Builder) paths() (Obj, error) {
 	out := Obj{}
+	if err := b.checkTags(); err != nil {
+		return nil, err
+	}
 	known := map[string]bool{}
-	for _, t := range openAPITags {
-		known[t.name] = true
+	for _, t := range b.in.Tags {
+		known[t.Name] = true
 	}
 	ids := map[string]string{}
 	for _, r := range b.cfg.Routes {
@@ -58,7 +67,7 @@ func (b *Builder) paths() (Obj, error) {
 		case r.OperationID == "" || r.Tag == "":
 			return nil, fmt.Errorf("openapi: route %s has no operation id or tag", r.Name)
 		case !known[r.Tag] || r.Tag == preflightTag:
-			return nil, fmt.Errorf("openapi: route %s: tag %q is not one of openAPITags", r.Name, r.Tag)
+			return nil, fmt.Errorf("openapi: route %s: tag %q is not one of Input.Tags", r.Name, r.Tag)
 		case ids[r.OperationID] != "":
 			return nil, fmt.Errorf("openapi: routes %s and %s share the operation id %s", ids[r.OperationID], r.Name, r.OperationID)
 		}
