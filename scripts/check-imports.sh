@@ -49,9 +49,9 @@ if [ -n "$bad" ]; then
 	exit 1
 fi
 # The OpenAPI document is built from values the generator hands over (generator/openapi.go):
-# package openapi imports nothing of the project but the manifest (and the calendar it counts
-# days with).
-bad=$(go list -deps ./generator/openapi/ | grep -E '^github\.com/opennumerology/numerology/' | grep -vxE 'github\.com/opennumerology/numerology/(generator/(openapi|manifest)|internal/calendar)' || true)
+# package openapi imports nothing of the project but the manifest and the leaves of internal/
+# (the calendar it counts days with, the names the manifest takes from them).
+bad=$(go list -deps ./generator/openapi/ | grep -E '^github\.com/opennumerology/numerology/' | grep -vxE 'github\.com/opennumerology/numerology/(generator/(openapi|manifest)|internal/[a-z]+)' || true)
 if [ -n "$bad" ]; then
 	echo "generator/openapi imports more of the project than the manifest: $bad" >&2
 	exit 1
