@@ -69,7 +69,8 @@ func newServeCmd() *cobra.Command {
 		Long: `serve answers the API of a generated out/ tree over HTTP exactly as the Cloudflare Worker
 does: routing on the raw path, the manifest's headers and error bodies, ETag and
 If-None-Match, CORS preflight, and the per-client rate limit of the date routes. Other
-paths serve the tree's human pages and downloads.
+paths serve the tree's human pages and downloads as Cloudflare's assets do, the pages
+gzipped for a client that accepts it (the API's answers never are).
 
 The client of the rate limit is the connection's peer address (IPv6 grouped by /64). Behind
 a reverse proxy, --trust-header names the header the proxy sets (the last address of the
