@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/openapi"
@@ -27,14 +28,33 @@ func Routes() []manifest.Route {
 	return out
 }
 
-// route returns the row of the named route.
+// route returns the row of the named route, from the table built once (routeRows):
+// renderers call it for every record they build.
 func route(name string) manifest.Route {
-	for _, r := range Routes() {
-		if r.Name == name {
-			return r
-		}
+	if r, ok := routeRows()[name]; ok {
+		return r
 	}
 	panic("generator bug: no route " + name)
+}
+
+// routeRows returns the route table by name, built on first use. The table is fixed for a
+// binary (routeUnits has no input), and route's callers only read the rows; before, each
+// call built the whole table again, and that was 72% of the CPU of building the life path
+// record of every date.
+func routeRows() map[string]manifest.Route {
+	routeTable.once.Do(func() {
+		routeTable.rows = map[string]manifest.Route{}
+		for _, r := range Routes() {
+			routeTable.rows[r.Name] = r
+		}
+	})
+	return routeTable.rows
+}
+
+// routeTable holds what routeRows builds.
+var routeTable struct {
+	once sync.Once
+	rows map[string]manifest.Route
 }
 
 // RoutePath is the path of the named route with its parameters filled in, in order
