@@ -32,32 +32,30 @@ func (b *Builder) tags() []Obj {
 	return append(out, Obj{"name": preflightTag, "description": preflightDescription})
 }
 
-// checkTags checks Input.Tags: each named once, with a description, none the preflight's.
-func (b *Builder) checkTags() error {
+// checkTags checks Input.Tags (each named once, with a description, none the preflight's)
+// and returns their names.
+func (b *Builder) checkTags() (map[string]bool, error) {
 	seen := map[string]bool{}
 	for _, t := range b.in.Tags {
 		switch {
 		case t.Name == "" || t.Description == "":
-			return fmt.Errorf("openapi: tag %q has no name or no description", t.Name)
+			return nil, fmt.Errorf("openapi: tag %q has no name or no description", t.Name)
 		case t.Name == preflightTag:
-			return fmt.Errorf("openapi: tag %q is the preflight operations'", t.Name)
+			return nil, fmt.Errorf("openapi: tag %q is the preflight operations'", t.Name)
 		case seen[t.Name]:
-			return fmt.Errorf("openapi: tag %q is given twice", t.Name)
+			return nil, fmt.Errorf("openapi: tag %q is given twice", t.Name)
 		}
 		seen[t.Name] = true
 	}
-	return nil
+	return seen, nil
 }
 
 // paths describes every route of the route table: one path item per pattern.
 func (b *Builder) paths() (Obj, error) {
 	out := Obj{}
-	if err := b.checkTags(); err != nil {
+	known, err := b.checkTags()
+	if err != nil {
 		return nil, err
-	}
-	known := map[string]bool{}
-	for _, t := range b.in.Tags {
-		known[t.Name] = true
 	}
 	ids := map[string]string{}
 	for _, r := range b.cfg.Routes {

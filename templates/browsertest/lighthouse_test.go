@@ -52,13 +52,9 @@ func (h *hostIndex) add(index float64) float64 {
 	if index > 0 {
 		*h = append(*h, index)
 	}
-	if len(*h) == 0 {
-		return 4
-	}
-	s := slices.Sorted(slices.Values(*h))
-	med := s[len(s)/2]
-	if len(s)%2 == 0 {
-		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	var med float64 // no reading yet: 0, the preset's slowdown
+	if s := slices.Sorted(slices.Values(*h)); len(s) > 0 {
+		med = (s[(len(s)-1)/2] + s[len(s)/2]) / 2
 	}
 	return calibratedSlowdown(med)
 }
