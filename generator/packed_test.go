@@ -290,7 +290,7 @@ func TestWritePackedByYear(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, file), bytes.Join(lines, nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	v.checkFile(manifest.File{Path: file}, v.shardExpect(&r, 2000)[file], false, nil)
+	v.checkFile(manifest.File{Path: file}, v.shardExpect(&r, 2000)[file], false, v.newScratch())
 	want := []VerifyProblem{{ProblemInvalid, file, "line 136, 15.05.2000: field matrix.personal.arcana is 14, the rules and the content give 15"}}
 	if !slices.Equal(v.problems, want) {
 		t.Errorf("problems %v, want %v", v.problems, want)
@@ -299,7 +299,7 @@ func TestWritePackedByYear(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, file), bytes.Join(lines[:365], nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	v.checkFile(manifest.File{Path: file}, v.shardExpect(&r, 2000)[file], false, nil)
+	v.checkFile(manifest.File{Path: file}, v.shardExpect(&r, 2000)[file], false, v.newScratch())
 	if len(v.problems) == 0 || v.problems[0].Detail != "holds 365 records, 2000 has 366 days" {
 		t.Errorf("a year file one line short: problems %v", v.problems)
 	}

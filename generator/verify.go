@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -346,13 +347,14 @@ func (v *verifier) checkFiles(ctx context.Context, onProgress func(done, total i
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var buf []byte
+			s := v.newScratch()
+			defer s.rd.Close()
 			for j := range jobs {
 				if j.file != nil {
-					buf = v.checkFile(*j.file, v.expect[j.file.Path], true, buf)
+					v.checkFile(*j.file, v.expect[j.file.Path], true, s)
 					step()
 				} else {
-					buf = v.checkShard(*j.shard, step, buf)
+					v.checkShard(*j.shard, step, s)
 				}
 			}
 		}()
@@ -381,15 +383,15 @@ func (v *verifier) checkFiles(ctx context.Context, onProgress func(done, total i
 // (a shard that does not match is reported and not trusted: the files of its route and year
 // are then checked for their content alone), its files against the files of its route and
 // year, and each file as checkFile does.
-func (v *verifier) checkShard(entry manifest.File, step func(), buf []byte) []byte {
+func (v *verifier) checkShard(entry manifest.File, step func(), sc *scratch) {
 	route, year, _ := manifest.ParseShardPath(entry.Path)
 	r := v.m.Edge.ShardRoute(route)
 	if r == nil || !slices.Contains(v.m.Years, year) {
 		step()
-		return buf // checkRoutes reported it
+		return // checkRoutes reported it
 	}
 	expect := v.shardExpect(r, year)
-	b, ok := v.read(entry.Path)
+	b, ok := v.read(entry.Path, sc.rd, nil) // its own bytes: the parsed shard may keep them
 	step()
 	var err error
 	var s *manifest.Shard
@@ -406,9 +408,9 @@ func (v *verifier) checkShard(entry manifest.File, step func(), buf []byte) []by
 		v.listed.untrusted++
 		v.mu.Unlock()
 		for _, p := range slices.Sorted(maps.Keys(expect)) {
-			buf = v.checkFile(manifest.File{Path: p}, expect[p], false, buf)
+			v.checkFile(manifest.File{Path: p}, expect[p], false, sc)
 		}
-		return buf
+		return
 	}
 	var files int
 	var size int64
@@ -422,7 +424,7 @@ func (v *verifier) checkShard(entry manifest.File, step func(), buf []byte) []by
 			continue
 		}
 		delete(expect, f.Path)
-		buf = v.checkFile(f, e, true, buf)
+		v.checkFile(f, e, true, sc)
 		step()
 	}
 	for _, p := range slices.Sorted(maps.Keys(expect)) {
@@ -432,7 +434,6 @@ func (v *verifier) checkShard(entry manifest.File, step func(), buf []byte) []by
 	v.listed.files += files
 	v.listed.bytes += size
 	v.mu.Unlock()
-	return buf
 }
 
 // shardExpect returns what each file of a packed route's year must hold: the body of each
@@ -450,9 +451,18 @@ func (v *verifier) shardExpect(r *manifest.Route, year int) map[string]expectati
 	return out
 }
 
-// read reads a file the manifest lists, reporting what keeps it from being read; ok false
-// then (and for a file that is not a regular file, which walk reports).
-func (v *verifier) read(rel string) ([]byte, bool) {
+// scratch is what one of verify's workers reuses from file to file: its reader of the
+// tree, the bytes of the file it read last and what that file must hold, rendered.
+type scratch struct {
+	rd         *outtree.DirReader
+	data, want []byte
+}
+
+func (v *verifier) newScratch() *scratch { return &scratch{rd: outtree.NewDirReader(v.dir)} }
+
+// read reads a file the manifest lists with rd, into buf, reporting what keeps it from being
+// read; ok false then (and for a file that is not a regular file, which walk reports).
+func (v *verifier) read(rel string, rd *outtree.DirReader, buf []byte) ([]byte, bool) {
 	if !outtree.ValidPath(rel) {
 		v.add(ProblemInvalid, rel, "not a path inside the tree (not read)")
 		return nil, false
@@ -461,42 +471,41 @@ func (v *verifier) read(rel string) ([]byte, bool) {
 		v.add(ProblemInvalid, rel, "a folder on its path is a link or not a folder (not read: it may lead out of the tree)")
 		return nil, false
 	}
-	p := filepath.Join(v.dir, filepath.FromSlash(rel))
-	if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
-		return nil, false // walk reports it; a link is not read, it may lead out of the tree
+	b, regular, err := rd.ReadFile(rel, buf)
+	switch {
+	case err != nil && errors.Is(err, fs.ErrNotExist):
+		v.add(ProblemMissing, rel, "listed in the manifest but not on disk")
+	case err != nil:
+		v.add(ProblemCorrupt, rel, "cannot read: %v", unwrapPath(err))
+	case !regular:
+		// walk reports it; a link is not read, it may lead out of the tree
+	default:
+		return b, true
 	}
-	b, err := os.ReadFile(p)
-	if err != nil {
-		if os.IsNotExist(err) {
-			v.add(ProblemMissing, rel, "listed in the manifest but not on disk")
-		} else {
-			v.add(ProblemCorrupt, rel, "cannot read: %v", unwrapPath(err))
-		}
-		return nil, false
-	}
-	return b, true
+	return nil, false
 }
 
 // checkFile checks one listed file against its entry (when signed: an entry of a trusted
-// list) and what it must hold; buf is scratch space for rendering, returned for reuse.
-func (v *verifier) checkFile(f manifest.File, e expectation, signed bool, buf []byte) []byte {
-	b, ok := v.read(f.Path)
+// list) and what it must hold, reading it and rendering into sc's buffers.
+func (v *verifier) checkFile(f manifest.File, e expectation, signed bool, sc *scratch) {
+	b, ok := v.read(f.Path, sc.rd, sc.data)
 	if !ok {
-		return buf
+		return
 	}
+	sc.data = b
 	sum := sha256.Sum256(b)
 	if got := hex.EncodeToString(sum[:]); signed && (int64(len(b)) != f.Size || got != f.SHA256) {
 		v.add(ProblemCorrupt, f.Path, "size %d sha256 %.12s…, manifest says size %d sha256 %.12s…", len(b), got, f.Size, f.SHA256)
 	}
 	switch {
 	case e.lines != nil:
-		return v.checkPacked(f.Path, b, e, buf)
+		sc.want = v.checkPacked(f.Path, b, e, sc.want)
 	case e.route != nil:
 		var err error
-		if buf, err = v.encs[e.route.Name](buf[:0], e.vals); err != nil {
+		if sc.want, err = v.encs[e.route.Name](sc.want[:0], e.vals); err != nil {
 			v.add(ProblemInvalid, f.Path, "cannot render %s %s: %v", e.route.Name, valuesLabel(e.vals), err)
-		} else if !bytes.Equal(b, buf) {
-			v.add(ProblemInvalid, f.Path, "%s", jsonDiff(b, buf))
+		} else if !bytes.Equal(b, sc.want) {
+			v.add(ProblemInvalid, f.Path, "%s", jsonDiff(b, sc.want))
 		}
 	case e.body != nil:
 		if !bytes.Equal(b, e.body) {
@@ -505,7 +514,6 @@ func (v *verifier) checkFile(f manifest.File, e expectation, signed bool, buf []
 	case strings.HasSuffix(f.Path, ".json") && !json.Valid(b):
 		v.add(ProblemInvalid, f.Path, "not valid JSON")
 	}
-	return buf
 }
 
 // checkPacked checks a packed file: one line per value of its month or year, each line
