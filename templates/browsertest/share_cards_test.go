@@ -1,6 +1,7 @@
 package browsertest
 
 import (
+	"encoding/json"
 	"encoding/xml"
 	"net/http"
 	"net/url"
@@ -13,10 +14,15 @@ import (
 	"github.com/opennumerology/numerology/generator/generatortest"
 )
 
-// TestShareImagesLoad opens every page of the sitemap, the details pages and the 404 page
-// in Chromium and loads the picture its og:image names: the URL must be absolute on the
-// site's address, twitter:image must name the same, and the picture (fetched from the
-// local server at the same path) must decode as an image/png of 1200×630.
+// TestShareImagesLoad reads, in Chromium, every page of the sitemap, the details pages and
+// the 404 page as a crawler that makes a link preview does — the page's HTML through the
+// browser's own parser, no script run — and loads the picture its og:image names as the
+// browser loads a picture: the URL must be absolute on the site's address, twitter:image
+// must name the same, and the picture (fetched from the local server at the same path) must
+// come as image/png and decode to 1200×630. One script in one tab does every page (each
+// distinct picture decoded once): rendering each page would only repeat what the layout
+// tests do, at a second of CPU a page. That the tags are in every page of the tree, with
+// their sizes and alt text, generator's TestShareCardImages checks.
 func TestShareImagesLoad(t *testing.T) {
 	ctx := newTab(t)
 	t.Parallel()
@@ -26,10 +32,18 @@ func TestShareImagesLoad(t *testing.T) {
 	if len(pages) < 5 {
 		t.Fatalf("the sitemap lists %d pages: %v", len(pages), pages)
 	}
-	for _, p := range pages {
+	list, err := json.Marshal(pages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	do(t, ctx, chromedp.Navigate(srv.URL+"/robots.txt")) // a page of the server, for its origin
+	got := eval[[]shareImage](t, ctx, shareImagesJS+"("+string(list)+")", chromedp.EvalAwaitPromise)
+	if len(got) != len(pages) {
+		t.Fatalf("the script reported %d pages of %d", len(got), len(pages))
+	}
+	for i, p := range pages {
 		t.Run(p, func(t *testing.T) {
-			do(t, ctx, chromedp.Navigate(srv.URL+p), chromedp.WaitReady(chromedp.CSS(`footer`)))
-			got := eval[shareImage](t, ctx, shareImageJS, chromedp.EvalAwaitPromise)
+			got := got[i]
 			if got.Error != "" {
 				t.Fatalf("%s: %s", got.OG, got.Error)
 			}
@@ -46,7 +60,7 @@ func TestShareImagesLoad(t *testing.T) {
 	}
 }
 
-// shareImage is what shareImageJS finds of a page's share image.
+// shareImage is what shareImagesJS finds of a page's share image.
 type shareImage struct {
 	OG      string `json:"og"`
 	Twitter string `json:"twitter"`
@@ -56,13 +70,15 @@ type shareImage struct {
 	Error   string `json:"error"`
 }
 
-// shareImageJS loads the page's og:image from this server (the tree's URLs name the
-// site's own address) as the browser loads a picture, and reports its size.
-const shareImageJS = `(async () => {
-	const meta = name => (document.querySelector('meta[property="' + name + '"], meta[name="' + name + '"]') || {}).content || "";
-	const og = meta("og:image"), out = {og, twitter: meta("twitter:image"), type: "", width: 0, height: 0, error: ""};
-	try {
-		const local = location.origin + new URL(og).pathname;
+// shareImagesJS, called with a list of page paths, fetches each page, parses it with the
+// browser's HTML parser (DOMParser: no script runs, nothing is laid out) and loads the
+// og:image it names from this server (the tree's URLs name the site's own address) as the
+// browser loads a picture, each picture once; it reports, page by page, the tags and the
+// picture's type and size.
+const shareImagesJS = `(async (pages) => {
+	const pictures = new Map();
+	const picture = async (local) => {
+		const out = {type: "", width: 0, height: 0};
 		const r = await fetch(local);
 		out.type = r.headers.get("content-type") || "";
 		if (!r.ok) throw new Error("HTTP " + r.status);
@@ -71,11 +87,24 @@ const shareImageJS = `(async () => {
 		await img.decode();
 		out.width = img.naturalWidth;
 		out.height = img.naturalHeight;
-	} catch (e) {
-		out.error = String(e);
-	}
-	return out;
-})()`
+		return out;
+	};
+	return Promise.all(pages.map(async (page) => {
+		const out = {og: "", twitter: "", type: "", width: 0, height: 0, error: ""};
+		try {
+			const doc = new DOMParser().parseFromString(await (await fetch(page)).text(), "text/html");
+			const meta = name => (doc.querySelector('meta[property="' + name + '"], meta[name="' + name + '"]') || {}).content || "";
+			out.og = meta("og:image");
+			out.twitter = meta("twitter:image");
+			const local = new URL(out.og).pathname;
+			if (!pictures.has(local)) pictures.set(local, picture(local));
+			Object.assign(out, await pictures.get(local));
+		} catch (e) {
+			out.error = String(e);
+		}
+		return out;
+	}));
+})`
 
 // sitemapPaths returns the paths of the pages sitemap.xml lists.
 func sitemapPaths(t *testing.T, server, siteURL string) []string {
