@@ -256,7 +256,11 @@
       while (tr.children.length < 7) tr.appendChild(el("td", "cy-blank"));
       body.appendChild(tr);
       t.appendChild(body);
-      return t;
+      // In a box of its own, sized by its number of weeks until it is first drawn: off
+      // screen, a month is laid out only as it nears the viewport (cycles.css).
+      var box = el("div", "cy-mbox cy-weeks-" + body.rows.length);
+      box.appendChild(t);
+      return box;
     }
 
     function render(rec) {
