@@ -32,7 +32,7 @@ func (r *DirReader) ReadFile(rel string, buf []byte) (b []byte, regular bool, er
 	fail := func(op string, err error) ([]byte, bool, error) {
 		return nil, false, &fs.PathError{Op: op, Path: rel, Err: err}
 	}
-	dir, name := splitRel(rel)
+	dir, name := pathDir(rel), pathBase(rel)
 	if r.fd < 0 || r.dir != dir {
 		r.Close()
 		fd, err := retryEINTR(func() (int, error) {
@@ -93,14 +93,4 @@ func (r *DirReader) Close() {
 		unix.Close(r.fd)
 		r.fd, r.dir = -1, ""
 	}
-}
-
-// splitRel splits a tree path into its folder ("" for the root) and name.
-func splitRel(rel string) (dir, name string) {
-	for i := len(rel) - 1; i >= 0; i-- {
-		if rel[i] == '/' {
-			return rel[:i], rel[i+1:]
-		}
-	}
-	return "", rel
 }
