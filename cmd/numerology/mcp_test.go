@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os/exec"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,10 +29,13 @@ func TestMCPStdio(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			client := mcp.NewClient(&mcp.Implementation{Name: "numerology-test", Version: "1"}, nil)
-			cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(bin, "mcp", "--dir", dir)},
+			cmd := exec.Command(bin, "mcp", "--dir", dir)
+			var stderr syncBuffer // the server's log: what it said before it failed
+			cmd.Stderr = &stderr
+			cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd},
 				&mcp.ClientSessionOptions{ProtocolVersion: v})
 			if err != nil {
-				t.Fatalf("connect: %v", err)
+				t.Fatalf("connect: %v (the server's state: %v; its stderr: %q)", err, cmd.ProcessState, stderr.String())
 			}
 			defer cs.Close()
 			if got := cs.InitializeResult().ProtocolVersion; got != v {
@@ -39,4 +44,22 @@ func TestMCPStdio(t *testing.T) {
 			mcptest.CheckSession(t, ctx, cs, dir)
 		})
 	}
+}
+
+// syncBuffer is a bytes.Buffer safe to write from a process's stderr copier while a test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
