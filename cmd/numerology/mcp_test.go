@@ -1,16 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"os/exec"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/opennumerology/numerology/edge/mcptest"
+	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
 // TestMCPStdio drives numerology mcp over stdio with the Go SDK's client, as a 2026-07-28
@@ -30,7 +29,7 @@ func TestMCPStdio(t *testing.T) {
 			defer cancel()
 			client := mcp.NewClient(&mcp.Implementation{Name: "numerology-test", Version: "1"}, nil)
 			cmd := exec.Command(bin, "mcp", "--dir", dir)
-			var stderr syncBuffer // the server's log: what it said before it failed
+			var stderr testsupport.SyncBuffer // the server's log: what it said before it failed
 			cmd.Stderr = &stderr
 			cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd},
 				&mcp.ClientSessionOptions{ProtocolVersion: v})
@@ -44,22 +43,4 @@ func TestMCPStdio(t *testing.T) {
 			mcptest.CheckSession(t, ctx, cs, dir)
 		})
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe to write from a process's stderr copier while a test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
