@@ -473,7 +473,7 @@ func (v *verifier) read(rel string, rd *outtree.DirReader, buf []byte) ([]byte, 
 	}
 	b, regular, err := rd.ReadFile(rel, buf)
 	switch {
-	case err != nil && errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist):
 		v.add(ProblemMissing, rel, "listed in the manifest but not on disk")
 	case err != nil:
 		v.add(ProblemCorrupt, rel, "cannot read: %v", unwrapPath(err))

@@ -215,19 +215,17 @@ func writeNumberedTarGz(file string, n int, first func() (string, []byte), prefi
 		return err
 	}
 	template := b.Bytes()
-	at := []int{} // the offsets of the digits in template
-	for i := bytes.Index(template, []byte(mark)); i >= 0; {
-		at = append(at, i)
-		j := bytes.Index(template[i+len(mark):], []byte(mark))
-		if j < 0 {
+	var at []int // the offsets of the digits in template
+	for off := 0; ; {
+		i := bytes.Index(template[off:], []byte(mark))
+		if i < 0 {
 			break
 		}
-		i += len(mark) + j
-	}
-	for _, i := range at {
-		if i < 512 || i >= len(template)-512 {
+		if off += i; off < 512 || off >= len(template)-512 {
 			return fmt.Errorf("the digits of %q fall in a header block: use writeTarGz", prefix)
 		}
+		at = append(at, off)
+		off += len(mark)
 	}
 	return writeTarGzWith(file, func(w io.Writer) error {
 		tw := tar.NewWriter(w)
