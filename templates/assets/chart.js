@@ -2,8 +2,9 @@
 // at once by the rule (docs/design.md §15), writes its numbers into the drawing and the
 // tables the page already holds, then fetches the API record, checks the chart against it
 // and fills in the citation. The script runs while the page is parsed, so the first frame
-// already shows the chart or the message about the date, and what the API answers later
-// lands in space reserved for it: nothing on the page moves. No libraries.
+// already shows the drawing's outline or the message about the date; the rest is shown a
+// step a frame (render), and what the API answers later lands in space reserved for it:
+// nothing on the page moves. No libraries.
 (function () {
   "use strict";
 
@@ -17,7 +18,14 @@
   var jsonLink = document.getElementById("json-link");
   var citation = document.getElementById("citation");
   var cells = result.querySelectorAll("[data-key]");
-  var readingZones = ["money", "love", "karmic_tail"];
+  // What render shows after the first frame, each in a frame of its own: the drawing's
+  // outer points and centre, its inner points, its age ring a quarter at a time, then the
+  // page's parts below it.
+  var later = [drawing.querySelectorAll("g.ch-outer, g.ch-centre"), drawing.querySelectorAll("g.ch-inner, g.ch-money, g.ch-love, g.ch-balance")];
+  var ring = drawing.querySelectorAll("g.ch-age");
+  for (var q = 0; q < ring.length; q += 16) later.push(Array.prototype.slice.call(ring, q, q + 16));
+  var parts = result.querySelectorAll(".ch-part");
+  var renders = 0; // render's runs so far
 
   function el(tag, className, text) {
     var e = document.createElement(tag);
@@ -191,9 +199,9 @@
   }
 
   // readings lists a zone's arcana in the order of its fields, each once with the fields
-  // it stands in, and its reading in that zone.
-  function readings(zone, rec) {
-    var list = document.getElementById("readings-" + zone);
+  // it stands in, and its reading in that zone, into the list marked readings-ZONE.
+  function readings(list, rec) {
+    var zone = list.id.slice("readings-".length);
     list.textContent = "";
     var order = [], where = {};
     data.fields[zone].forEach(function (f) {
@@ -211,12 +219,12 @@
     });
   }
 
-  function render(rec) {
-    var date = ruDate(rec.input.day, rec.input.month, rec.input.year);
-    titleDate.textContent = "для " + date;
-    document.title = "Полная карта матрицы для " + date + " — " + data.siteTitle;
-    for (var i = 0; i < cells.length; i++) {
-      var c = cells[i], n = get(rec, c.getAttribute("data-key"));
+  // fillIn writes a record's numbers into the cells inside box and its readings into the
+  // reading lists there.
+  function fillIn(box, rec) {
+    var own = box.querySelectorAll("[data-key]");
+    for (var i = 0; i < own.length; i++) {
+      var c = own[i], n = get(rec, c.getAttribute("data-key"));
       if (c.namespaceURI === "http://www.w3.org/2000/svg") {
         c.querySelector("title").textContent = c.getAttribute("data-label") + ": " + n + ", " + name(n);
         var text = c.querySelector("text:not(.ch-letter)");
@@ -226,9 +234,22 @@
       c.textContent = "";
       c.appendChild(arcanumLink(n));
     }
-    drawing.setAttribute("data-state", "ready");
-    readingZones.forEach(function (z) { readings(z, rec); });
+    var lists = box.querySelectorAll("[id^='readings-']");
+    for (var j = 0; j < lists.length; j++) readings(lists[j], rec);
+  }
 
+  // render shows a record, either at once or staged: the drawing's outline first, then the
+  // rest a step a frame (later, then parts). Drawn whole, the page is about a thousand
+  // elements, and styling, laying out and painting them took one task of 100–170 ms on a
+  // fast desktop, several times that on a phone, during which the page answered no tap; a
+  // step a frame keeps the tasks short. The drawing's box is fixed by its viewBox and the
+  // parts appear below it, so nothing on screen moves. A newer render stops an older one's
+  // steps. #drawing's data-state is "drawing" until every step is shown, then "ready".
+  function render(rec, staged) {
+    var run = ++renders;
+    var date = ruDate(rec.input.day, rec.input.month, rec.input.year);
+    titleDate.textContent = "для " + date;
+    document.title = "Полная карта матрицы для " + date + " — " + data.siteTitle;
     var api = "/api/public/chart/" + rec.input.day + "/" + rec.input.month + "/" + rec.input.year;
     jsonLink.href = api;
     jsonLink.textContent = api;
@@ -236,7 +257,36 @@
     status.textContent = "";
     status.className = "notice";
     status.setAttribute("data-state", "ok");
+    var steps = [];
+    later.forEach(function (gs) {
+      for (var i = 0; i < gs.length; i++) if (staged) gs[i].setAttribute("display", "none");
+      steps.push(function () {
+        for (var i = 0; i < gs.length; i++) gs[i].removeAttribute("display");
+      });
+    });
+    Array.prototype.forEach.call(parts, function (part) {
+      steps.push(function () {
+        fillIn(part, rec);
+        part.hidden = false;
+      });
+    });
+    fillIn(drawing, rec);
+    drawing.setAttribute("data-state", "drawing");
     result.hidden = false;
+
+    var next = 0;
+    function show() {
+      if (run !== renders) return; // a newer record is being shown
+      steps[next]();
+      if (++next === steps.length) drawing.setAttribute("data-state", "ready");
+      else if (staged) requestAnimationFrame(show);
+    }
+    if (staged) {
+      // The frame after this one is the drawing's; the first step waits for the one after.
+      requestAnimationFrame(function () { requestAnimationFrame(show); });
+    } else {
+      while (next < steps.length) show();
+    }
   }
 
   // sameChart reports whether two records hold the same method and the same arcanum in
@@ -251,17 +301,17 @@
   }
 
   // check fetches the API record of the drawn date; the record wins if it differs.
-  function check(p, drawn) {
+  function check(p, shown) {
     showAPI("loading", "", "Сверяем расчёт с записью API…");
     fetch("/api/public/chart/" + p.d + "/" + p.m + "/" + p.y, { headers: { Accept: "application/json" } })
       .then(function (res) {
         if (res.ok) {
           return res.json().then(function (rec) {
-            if (!sameChart(rec, drawn) || rec.suggested_citation !== drawn.suggested_citation) render(rec);
+            if (!sameChart(rec, shown) || rec.suggested_citation !== shown.suggested_citation) render(rec, false);
             showAPI("ok", "", "Карта совпадает с записью API — её можно цитировать так, как указано выше.");
           });
         }
-        var again = function () { check(p, drawn); };
+        var again = function () { check(p, shown); };
         if (res.status === 429) {
           var wait = parseInt(res.headers.get("Retry-After") || "", 10);
           var when = wait > 0 ? "через " + wait + " " + seconds(wait) : "через минуту";
@@ -274,7 +324,7 @@
       })
       .catch(function () {
         showAPI("network", "Нет связи с сервером",
-          "Запись API не загрузилась, но карта выше уже посчитана в браузере. Проверьте подключение к интернету и попробуйте ещё раз.", function () { check(p, drawn); });
+          "Запись API не загрузилась, но карта выше уже посчитана в браузере. Проверьте подключение к интернету и попробуйте ещё раз.", function () { check(p, shown); });
       });
   }
 
@@ -292,8 +342,9 @@
       return;
     }
     var rec = localRecord(p);
-    render(rec);
-    check(p, rec);
+    render(rec, true);
+    // The check's request starts in a task of its own, after the parser's.
+    setTimeout(function () { check(p, rec); }, 0);
   }
 
   var monthsIn = ["январе", "феврале", "марте", "апреле", "мае", "июне", "июле", "августе", "сентябре", "октябре", "ноябре", "декабре"];

@@ -238,8 +238,17 @@ func friendlyMessage(t *testing.T, ctx context.Context, url, box, state string) 
 		do(t, ctx, chromedp.Navigate(url))
 	}
 	do(t, ctx, chromedp.WaitReady(sel))
+	eval[bool](t, ctx, drawnJS, chromedp.EvalAwaitPromise)
 	return get(t, ctx, chromedp.Text(sel))
 }
+
+// drawnJS resolves once nothing on the page is being drawn: the chart's details page and
+// the personal year's show what they computed a step a frame, their box marked
+// data-state="drawing" until the last step (templates/assets/chart.js, cycles.js).
+const drawnJS = `new Promise(resolve => {
+	const drawn = () => document.querySelector('[data-state="drawing"]') ? requestAnimationFrame(drawn) : resolve(true);
+	drawn();
+})`
 
 // actionTimeout bounds one browser step: a page that never reaches the state waited for
 // fails the test instead of hanging it.

@@ -67,7 +67,8 @@ type shiftCase struct {
 	name  string
 	first string // opened before, to use up the rate limit
 	url   string
-	// done is the selector of the page's final state: nothing may move after it either. A
+	// done is the selector of the page's final state: nothing may move after it, or after
+	// the page has drawn all it draws a step a frame (drawnJS), either. A
 	// state of #api-status is reached through an API request, which the gate holds until
 	// the page has shown that it is loading.
 	done string
@@ -97,6 +98,7 @@ func checkLayoutShift(t *testing.T, ctx context.Context, g *apiGate, tt shiftCas
 		do(t, ctx, chromedp.Navigate(tt.url))
 	}
 	do(t, ctx, chromedp.WaitReady(chromedp.CSS(tt.done)))
+	eval[bool](t, ctx, drawnJS, chromedp.EvalAwaitPromise)
 	cls := eval[float64](t, ctx, layoutShiftJS, chromedp.EvalAwaitPromise)
 	t.Logf("CLS %.4f", cls)
 	if cls > maxLayoutShift {
