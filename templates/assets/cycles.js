@@ -1,12 +1,13 @@
 // The personal cycles' pages (docs/design.md §16). On every page with the cycles' form it
 // puts the current year into the form's year. On /personal-year/details it reads
 // ?birthday=MM-DD&year=YYYY (or the form's ?day=&month=&year=), computes the personal year
-// and the twelve-month calendar at once by the rule, then fetches the API record and checks
-// the drawing against it. On /life-path/details it reads ?date=YYYY-MM-DD and draws the
-// life path number, the pinnacles as a timeline and the challenges the same way. The
-// script runs while the page is parsed, so the first frame already shows the result or the
-// message about the input, and what the API answers lands in space reserved for it. No
-// libraries.
+// and the twelve-month calendar at once by the rule and draws the calendar a month a
+// frame, then fetches the API record and checks the drawing against it. On
+// /life-path/details it reads ?date=YYYY-MM-DD and draws the life path number, the
+// pinnacles as a timeline and the challenges the same way. The script runs while the page
+// is parsed, so the first frame already shows the result (the calendar's boxes with their
+// height) or the message about the input, and what the API answers lands in space reserved
+// for it. No libraries.
 (function () {
   "use strict";
 
@@ -227,6 +228,18 @@
       };
     }
 
+    // firstWeekday is the column of a month's first day, Monday first.
+    function firstWeekday(month, year) {
+      return (new Date(Date.UTC(year, month - 1, 1)).getUTCDay() + 6) % 7;
+    }
+
+    // monthBox is the box of a month, sized by its number of weeks (cycles.css) before
+    // its table is drawn into it.
+    function monthBox(mo, year) {
+      var weeks = Math.ceil((firstWeekday(mo.month, year) + mo.days.length) / 7);
+      return el("div", "cy-mbox cy-weeks-" + weeks);
+    }
+
     function monthTable(mo, year) {
       var t = el("table", "cy-month");
       t.setAttribute("data-month", String(mo.month));
@@ -241,7 +254,7 @@
       head.appendChild(hr);
       t.appendChild(head);
       var body = el("tbody"), tr = el("tr");
-      var first = (new Date(Date.UTC(year, mo.month - 1, 1)).getUTCDay() + 6) % 7; // Monday first
+      var first = firstWeekday(mo.month, year);
       for (var i = 0; i < first; i++) tr.appendChild(el("td", "cy-blank"));
       mo.days.forEach(function (n, j) {
         if ((first + j) % 7 === 0 && j > 0) { body.appendChild(tr); tr = el("tr"); }
@@ -256,14 +269,16 @@
       while (tr.children.length < 7) tr.appendChild(el("td", "cy-blank"));
       body.appendChild(tr);
       t.appendChild(body);
-      // In a box of its own, sized by its number of weeks until it is first drawn: off
-      // screen, a month is laid out only as it nears the viewport (cycles.css).
-      var box = el("div", "cy-mbox cy-weeks-" + body.rows.length);
-      box.appendChild(t);
-      return box;
+      return t;
     }
 
-    function render(rec) {
+    // render shows a record; staged, the calendar's months are drawn one a frame into
+    // boxes that already have their height: drawn at once, the 1,300 cells took one long
+    // task during which the page answered no tap. A newer render stops an older one's
+    // months. #calendar's data-state is "drawing" until every month is drawn, then "ready".
+    var renders = 0;
+    function render(rec, staged) {
+      var run = ++renders;
       var label = "для " + pad(rec.input.day) + "." + pad(rec.input.month) + " в " + rec.input.year + " году";
       titleDate.textContent = label;
       document.title = "Личный год " + label + " — " + data.siteTitle;
@@ -273,8 +288,18 @@
       document.getElementById("py-title").textContent = "— " + rec.title;
       document.getElementById("py-reading").textContent = rec.reading;
       calendar.textContent = "";
-      rec.months.forEach(function (mo) { calendar.appendChild(monthTable(mo, rec.input.year)); });
-      calendar.setAttribute("data-state", "ready");
+      calendar.setAttribute("data-state", "drawing");
+      var year = rec.input.year;
+      var boxes = rec.months.map(function (mo) { return calendar.appendChild(monthBox(mo, year)); });
+      var next = 0;
+      function draw() {
+        if (run !== renders) return; // a newer record is being shown
+        boxes[next].appendChild(monthTable(rec.months[next], year));
+        if (++next === boxes.length) calendar.setAttribute("data-state", "ready");
+        else if (staged) requestAnimationFrame(draw);
+      }
+      if (staged) requestAnimationFrame(function () { requestAnimationFrame(draw); });
+      else while (next < boxes.length) draw();
       setAPI("/api/public/personal-year/" + rec.input.day + "/" + rec.input.month + "/" + rec.input.year, rec.suggested_citation);
     }
 
@@ -295,8 +320,11 @@
     dayInput.value = String(p.d);
     monthInput.value = String(p.m);
     var rec = localRecord(p);
-    render(rec);
-    check("/api/public/personal-year/" + p.d + "/" + p.m + "/" + p.y, "Календарь", function (r) { return same(r, rec); }, render);
+    render(rec, true);
+    // The check's request starts in a task of its own, after the parser's.
+    setTimeout(function () {
+      check("/api/public/personal-year/" + p.d + "/" + p.m + "/" + p.y, "Календарь", function (r) { return same(r, rec); }, function (r) { render(r, false); });
+    }, 0);
   }
 
   // The life path details page: the number of a date, its pinnacles and challenges.
