@@ -41,6 +41,35 @@ func TestDetailsLayoutShift(t *testing.T) {
 	}
 }
 
+// TestScrollbarMovesNothing opens pages at a desktop width in a window too short for them
+// and in one tall enough, with the scroll bar a desktop browser on Windows or Linux shows
+// (main_test.go): the header and the content must stand in the same place either way. A
+// page that grows past the window's height while it is drawn (every details page) gets its
+// scroll bar then, and without room kept for it everything centred moved sideways by half
+// its width: a layout shift of 0.0066 at 1280 px and 0.03–0.06 at 360 px in
+// TestChartLayoutShift and the others, before site.css kept the room.
+func TestScrollbarMovesNothing(t *testing.T) {
+	ctx := newTab(t)
+	t.Parallel()
+	srv := serveTree(t, testTree(t), 0, nil)
+	// Where the header and main begin: a narrower page also wraps the header's links sooner,
+	// and main then starts lower.
+	const placesJS = `JSON.stringify([".header-row", "main"].flatMap(s => { const r = document.querySelector(s).getBoundingClientRect(); return [r.left, r.top]; }))`
+	for _, path := range []string{"/", "/no-such-page", "/chart/details?date=" + vectorDate} {
+		for _, width := range []int64{1280, 360} {
+			var places [2]string
+			for i, height := range []int64{600, 30000} {
+				do(t, ctx, chromedp.EmulateViewport(width, height), chromedp.Navigate(srv.URL+path))
+				eval[bool](t, ctx, drawnJS, chromedp.EvalAwaitPromise)
+				places[i] = eval[string](t, ctx, placesJS)
+			}
+			if places[0] != places[1] {
+				t.Errorf("%s at %d px: the header and main stand at %s (left, top of each) in a short window, at %s in a tall one", path, width, places[0], places[1])
+			}
+		}
+	}
+}
+
 // detailsStates are the states of a details page (at the path details, "…?date=") whose
 // layout shift is measured: a date, a bad date, a date out of range, a 429, a 5xx and a
 // dropped connection.

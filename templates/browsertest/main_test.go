@@ -86,6 +86,11 @@ var browser = sync.OnceValues(func() (context.Context, error) {
 		chromedp.ExecPath(path),
 		chromedp.UserDataDir(filepath.Join(scratch, "chromium")),
 		chromedp.Headless,
+		// Headless hides the scroll bars; a desktop browser on Windows or Linux shows one
+		// that takes width from the page when the page grows taller than the window, which
+		// moves everything centred unless the page keeps room for it (site.css). The layout
+		// shift tests measure with it.
+		chromedp.Flag("hide-scrollbars", false),
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
 		chromedp.NoFirstRun,
