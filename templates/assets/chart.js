@@ -26,6 +26,11 @@
   for (var q = 0; q < ring.length; q += 16) later.push(Array.prototype.slice.call(ring, q, q + 16));
   var parts = result.querySelectorAll(".ch-part");
   var renders = 0; // render's runs so far
+  // touched is whether the reader has scrolled, tapped or typed since the page loaded.
+  var touched = false;
+  ["wheel", "touchstart", "mousedown", "keydown"].forEach(function (type) {
+    window.addEventListener(type, function () { touched = true; }, { once: true, passive: true, capture: true });
+  });
 
   function el(tag, className, text) {
     var e = document.createElement(tag);
@@ -278,8 +283,16 @@
     function show() {
       if (run !== renders) return; // a newer record is being shown
       steps[next]();
-      if (++next === steps.length) drawing.setAttribute("data-state", "ready");
-      else if (staged) requestAnimationFrame(show);
+      if (++next < steps.length) {
+        if (staged) requestAnimationFrame(show);
+        return;
+      }
+      drawing.setAttribute("data-state", "ready");
+      // A link to a heading below the drawing (…#chakras-h) found it hidden when the page
+      // loaded, and the browser scrolled to no place in particular; it is shown now. Unless
+      // the reader has scrolled, tapped or typed meanwhile, go there.
+      var target = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+      if (staged && !touched && target && result.contains(target)) target.scrollIntoView();
     }
     if (staged) {
       // The frame after this one is the drawing's; the first step waits for the one after.

@@ -2,6 +2,7 @@ package browsertest
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -173,6 +174,22 @@ func TestChartDetailsPage(t *testing.T) {
 			screenshot(t, ctx, "chart-"+date+".png")
 		})
 	}
+
+	t.Run("a link to a heading", func(t *testing.T) {
+		// The headings below the drawing are hidden when the page loads (it shows them a
+		// step a frame); a link to one still lands on it once it is shown.
+		do(t, ctx, chromedp.EmulateViewport(1280, 900),
+			chromedp.Navigate(srv.URL+"/chart/details?date="+vectorDate+"#chakras-h"),
+			chromedp.WaitVisible(chromedp.CSS(`#drawing[data-state="ready"]`)))
+		top := eval[float64](t, ctx, `new Promise(resolve => {
+			const h = document.getElementById("chakras-h"), until = performance.now() + 5000;
+			const at = () => { const top = h.getBoundingClientRect().top; Math.abs(top) < 2 || performance.now() > until ? resolve(top) : requestAnimationFrame(at); };
+			at();
+		})`, chromedp.EvalAwaitPromise)
+		if math.Abs(top) >= 2 {
+			t.Errorf("the chakras' heading is %.0f px from the top of the window, want it at the top", top)
+		}
+	})
 
 	t.Run("the record wins", func(t *testing.T) {
 		// A record that differs from the page's own rule replaces what the page drew.
