@@ -128,10 +128,16 @@ func checkLayoutShift(t *testing.T, ctx context.Context, g *apiGate, tt shiftCas
 	}
 	do(t, ctx, chromedp.WaitReady(chromedp.CSS(tt.done)))
 	eval[bool](t, ctx, drawnJS, chromedp.EvalAwaitPromise)
-	cls := eval[float64](t, ctx, layoutShiftJS, chromedp.EvalAwaitPromise)
-	t.Logf("CLS %.4f", cls)
-	if cls > maxLayoutShift {
-		t.Errorf("cumulative layout shift %.4f, want ≤ %.1f", cls, maxLayoutShift)
+	shift := eval[struct {
+		CLS   float64  `json:"cls"`
+		Moved []string `json:"moved"`
+	}](t, ctx, layoutShiftJS, chromedp.EvalAwaitPromise)
+	t.Logf("CLS %.4f", shift.CLS)
+	if shift.CLS >= 0.001 {
+		t.Logf("what moved:\n%s", strings.Join(shift.Moved, "\n"))
+	}
+	if shift.CLS > maxLayoutShift {
+		t.Errorf("cumulative layout shift %.4f, want ≤ %.1f", shift.CLS, maxLayoutShift)
 	}
 }
 
@@ -149,12 +155,21 @@ const twoFramesJS = `new Promise(resolve => requestAnimationFrame(() => requestA
 
 // layoutShiftJS sums the page's layout shifts not caused by input, after two more frames so
 // that a shift of the final state's own frame is counted too.
+// It resolves to {cls, moved}: moved names what moved in each shift, and from where to where.
 const layoutShiftJS = `new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(() => {
 	let cls = 0;
+	const moved = [];
+	const name = n => !n ? "?" : n.nodeType !== 1 ? "text in " + name(n.parentElement) :
+		n.localName + (n.id ? "#" + n.id : "") + (n.classList.length ? "." + [...n.classList].join(".") : "");
+	const rect = r => Math.round(r.x) + "," + Math.round(r.y) + " " + Math.round(r.width) + "×" + Math.round(r.height);
 	new PerformanceObserver(list => {
-		for (const e of list.getEntries()) if (!e.hadRecentInput) cls += e.value;
+		for (const e of list.getEntries()) {
+			if (e.hadRecentInput) continue;
+			cls += e.value;
+			moved.push(e.value.toFixed(4) + " at " + Math.round(e.startTime) + " ms: " + e.sources.map(s => name(s.node) + " " + rect(s.previousRect) + " → " + rect(s.currentRect)).join("; "));
+		}
 	}).observe({type: "layout-shift", buffered: true});
-	setTimeout(() => resolve(cls), 50);
+	setTimeout(() => resolve({cls, moved}), 50);
 })))`
 
 // apiStatusFitsJS reports whether #api-status is no taller than its reserved min-height.
