@@ -228,19 +228,24 @@
   // reading lists there.
   function fillIn(box, rec) {
     var own = box.querySelectorAll("[data-key]");
-    for (var i = 0; i < own.length; i++) {
-      var c = own[i], n = get(rec, c.getAttribute("data-key"));
-      if (c.namespaceURI === "http://www.w3.org/2000/svg") {
-        c.querySelector("title").textContent = c.getAttribute("data-label") + ": " + n + ", " + name(n);
-        var text = c.querySelector("text:not(.ch-letter)");
-        if (c.getAttribute("class").indexOf("ch-decade") < 0) text.textContent = String(n);
-        continue;
-      }
-      c.textContent = "";
-      c.appendChild(arcanumLink(n));
-    }
+    for (var i = 0; i < own.length; i++) fillCell(own[i], rec);
     var lists = box.querySelectorAll("[id^='readings-']");
     for (var j = 0; j < lists.length; j++) readings(lists[j], rec);
+  }
+
+  // fillCell writes a record's arcanum into one cell: in a table, its number and name,
+  // linked to its page; in the drawing, the number in its circle and the point's name,
+  // number and arcanum in the circle's title.
+  function fillCell(c, rec) {
+    var n = get(rec, c.getAttribute("data-key"));
+    if (c.namespaceURI === "http://www.w3.org/2000/svg") {
+      c.querySelector("title").textContent = c.getAttribute("data-label") + ": " + n + ", " + name(n);
+      var text = c.querySelector("text:not(.ch-letter)");
+      if (c.getAttribute("class").indexOf("ch-decade") < 0) text.textContent = String(n);
+      return;
+    }
+    c.textContent = "";
+    c.appendChild(arcanumLink(n));
   }
 
   // render shows a record, either at once or staged: the drawing's outline first, then the
@@ -262,11 +267,16 @@
     status.textContent = "";
     status.className = "notice";
     status.setAttribute("data-state", "ok");
+    // Each step fills in what it shows, so that the parser's task does no more than the
+    // outline's share.
     var steps = [];
     later.forEach(function (gs) {
       for (var i = 0; i < gs.length; i++) if (staged) gs[i].setAttribute("display", "none");
       steps.push(function () {
-        for (var i = 0; i < gs.length; i++) gs[i].removeAttribute("display");
+        for (var i = 0; i < gs.length; i++) {
+          fillCell(gs[i], rec);
+          gs[i].removeAttribute("display");
+        }
       });
     });
     Array.prototype.forEach.call(parts, function (part) {
@@ -275,7 +285,6 @@
         part.hidden = false;
       });
     });
-    fillIn(drawing, rec);
     drawing.setAttribute("data-state", "drawing");
     result.hidden = false;
 
