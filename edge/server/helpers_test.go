@@ -1,6 +1,7 @@
 package server
 
 import (
+	"log/slog"
 	"net"
 	"os"
 	"slices"
@@ -64,7 +65,7 @@ func newWindowHandler(t testing.TB, dir string, now func() time.Time, window tim
 	}
 	h, err := New(Options{
 		Dir: dir, Manifest: m, RateLimit: m.Edge.RateLimit.Requests, RateWindow: window,
-		TrustHeader: "X-Test-Client", Now: now, CacheBytes: 8 << 20,
+		TrustHeader: "X-Test-Client", Now: now, CacheBytes: 8 << 20, Logger: failureLog(t),
 	})
 	if err != nil {
 		t.Fatalf("new handler: %v", err)
@@ -81,8 +82,21 @@ func startServer(t testing.TB, h *Handler) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := NewHTTPServer(h, ServerOptions{MaxConns: 1024, IPv6Bits: 64})
+	srv := NewHTTPServer(h, ServerOptions{MaxConns: 1024, IPv6Bits: 64, Logger: failureLog(t)})
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	return "http://" + ln.Addr().String()
+}
+
+// failureLog is a logger whose lines the test shows only when it fails: a server's errors
+// (net/http's, a handler's panic among them, and the connection limit's warnings) say why a
+// client saw a connection end without an answer.
+func failureLog(t testing.TB) *slog.Logger {
+	var buf testsupport.SyncBuffer
+	t.Cleanup(func() {
+		if t.Failed() && buf.String() != "" {
+			t.Logf("the server's log:\n%s", buf.String())
+		}
+	})
+	return slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
