@@ -224,8 +224,17 @@ func testRateLimit(t *testing.T, w *wrangler, m *manifest.Manifest) {
 	tooMany := m.Edge.Errors[manifest.ErrTooManyRequests]
 
 	t.Run("61st request", func(t *testing.T) {
-		client := exhaust(t, w, limit, "198.51.100.")
-		resp, body := get(t, w.BaseURL+"/api/public/matrix/1/1/2000", client)
+		var client string
+		var resp *http.Response
+		var body []byte
+		for round := 0; ; round++ {
+			var minute int64
+			client, minute = exhaust(t, w, limit, "198.51.100.", round)
+			resp, body = get(t, w.BaseURL+"/api/public/matrix/1/1/2000", client)
+			if resp.StatusCode == 429 || !windowTurned(minute, round) {
+				break
+			}
+		}
 		if resp.StatusCode != 429 || string(body) != tooMany.Body {
 			t.Fatalf("request %d = %d %q, want 429 %q", limit+2, resp.StatusCode, body, tooMany.Body)
 		}
@@ -242,14 +251,21 @@ func testRateLimit(t *testing.T, w *wrangler, m *manifest.Manifest) {
 		}
 	})
 	t.Run("IPv6 by /64", func(t *testing.T) {
-		client := exhaust(t, w, limit, "2001:db8:77:")
-		// client is 2001:db8:77:N::1; the same /64 written otherwise is limited too.
-		prefix := strings.TrimSuffix(client, "::1")
-		same := prefix + ":ffff:ffff:ffff:fffe"
-		if resp, _ := get(t, w.BaseURL+"/api/public/matrix/2/1/2000", same); resp.StatusCode != 429 {
-			t.Errorf("GET from %s (same /64 as %s) = %d, want 429", same, client, resp.StatusCode)
+		for round := 0; ; round++ {
+			client, minute := exhaust(t, w, limit, "2001:db8:77:", round)
+			// client is 2001:db8:77:N::1; the same /64 written otherwise is limited too.
+			prefix := strings.TrimSuffix(client, "::1")
+			same := prefix + ":ffff:ffff:ffff:fffe"
+			resp, _ := get(t, w.BaseURL+"/api/public/matrix/2/1/2000", same)
+			if resp.StatusCode == 429 {
+				break
+			}
+			if !windowTurned(minute, round) {
+				t.Errorf("GET from %s (same /64 as %s) = %d, want 429", same, client, resp.StatusCode)
+				break
+			}
 		}
-		other := prefix + "1::1" // another /64
+		other := "2001:db8:77:ff::1" // another /64 (the bursts' clients are 2001:db8:77:N::1, N < 100)
 		if resp, _ := get(t, w.BaseURL+"/api/public/matrix/2/1/2000", other); resp.StatusCode != 200 {
 			t.Errorf("GET from %s (another /64) = %d, want 200", other, resp.StatusCode)
 		}
@@ -259,11 +275,12 @@ func testRateLimit(t *testing.T, w *wrangler, m *manifest.Manifest) {
 // exhaust sends limit+1 matrix requests (invalid dates too count: the limit comes before
 // validation) from one client and checks that the last is refused. The local binding
 // counts in windows aligned to the wall clock's minutes, so a run that straddles a minute
-// is repeated once with a fresh client. It returns the exhausted client's address.
-func exhaust(t *testing.T, w *wrangler, limit int, prefix string) string {
+// is repeated once with a fresh client. It returns the exhausted client's address (a fresh
+// one for each round of a test's tries) and the minute of its window.
+func exhaust(t *testing.T, w *wrangler, limit int, prefix string, round int) (string, int64) {
 	t.Helper()
 	for attempt := 1; ; attempt++ {
-		client := prefix + strconv.Itoa(attempt)
+		client := prefix + strconv.Itoa(round*10+attempt)
 		if strings.Contains(prefix, ":") {
 			client += "::1"
 		}
@@ -281,12 +298,21 @@ func exhaust(t *testing.T, w *wrangler, limit int, prefix string) string {
 			}
 		}
 		if last == 429 {
-			return client
+			return client, start
 		}
 		if time.Now().Unix()/60 == start || attempt == 2 {
 			t.Fatalf("request %d of %s = %d, want 429", limit+1, client, last)
 		}
 	}
+}
+
+// windowTurned reports whether the binding's window has turned since minute, so that a
+// request after a burst of that minute may have found a fresh window, and the test is to
+// try once more (round is its tries so far); a check that passes in the burst's own window
+// needs no more. The last clean-clone make test failed on this: the IPv6 client's check,
+// a moment after its burst, was the first request of the next minute.
+func windowTurned(minute int64, round int) bool {
+	return time.Now().Unix()/60 != minute && round == 0
 }
 
 // get sends a GET as client (the CF-Connecting-IP header) and reads the whole body.
