@@ -300,7 +300,13 @@
       // A link to a heading below the drawing (…#chakras-h) found it hidden when the page
       // loaded, and the browser scrolled to no place in particular; it is shown now. Unless
       // the reader has scrolled, tapped or typed meanwhile, go there.
-      var target = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+      var id = location.hash.slice(1);
+      try {
+        id = decodeURIComponent(id);
+      } catch (e) {
+        // a malformed escape (#%zz): the id as written
+      }
+      var target = id && document.getElementById(id);
       if (staged && !touched && target && result.contains(target)) target.scrollIntoView();
     }
     if (staged) {
