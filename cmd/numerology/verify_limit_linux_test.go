@@ -186,10 +186,7 @@ func writeTarGz(file string, n int, entry func(i int) (string, []byte)) error {
 		tw := tar.NewWriter(w)
 		for i := range n {
 			name, body := entry(i)
-			if err := tw.WriteHeader(tarHeader(name, body)); err != nil {
-				return err
-			}
-			if _, err := tw.Write(body); err != nil {
+			if err := addTarEntry(tw, name, body); err != nil {
 				return err
 			}
 		}
@@ -230,10 +227,7 @@ func writeNumberedTarGz(file string, n int, first func() (string, []byte), prefi
 	return writeTarGzWith(file, func(w io.Writer) error {
 		tw := tar.NewWriter(w)
 		name, body := first()
-		if err := tw.WriteHeader(tarHeader(name, body)); err != nil {
-			return err
-		}
-		if _, err := tw.Write(body); err != nil {
+		if err := addTarEntry(tw, name, body); err != nil {
 			return err
 		}
 		if err := tw.Flush(); err != nil {
@@ -256,6 +250,15 @@ func writeNumberedTarGz(file string, n int, first func() (string, []byte), prefi
 // tarHeader is the header writeTarGz gives a regular file of the dataset's top folder.
 func tarHeader(name string, body []byte) *tar.Header {
 	return &tar.Header{Name: "numerology-dataset-1.0/" + name, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(body))}
+}
+
+// addTarEntry writes a regular file of the dataset's top folder to tw.
+func addTarEntry(tw *tar.Writer, name string, body []byte) error {
+	if err := tw.WriteHeader(tarHeader(name, body)); err != nil {
+		return err
+	}
+	_, err := tw.Write(body)
+	return err
 }
 
 // writeTarGzWith writes file as the gzip, at the fastest level, of what write writes.
