@@ -26,7 +26,7 @@ func sharedTree(t *testing.T) string {
 }
 
 func TestMain(m *testing.M) {
-	os.Exit(testsupport.RunTests(m, shared.Close))
+	os.Exit(testsupport.RunTests(m, shared.Close, uploadsTree.Close))
 }
 
 // copyTree returns a copy of the shared tree in a temporary directory of t, every file
