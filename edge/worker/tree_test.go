@@ -2,7 +2,6 @@ package worker_test
 
 import (
 	"os"
-	"slices"
 	"testing"
 
 	"github.com/opennumerology/numerology/edge/worker/workertest"
@@ -18,8 +17,8 @@ const edgeDir = "."
 // the main cost of these tests besides the waits).
 var shared = generatortest.NewShared(workertest.TreeYears...)
 
-// sharedTree returns the shared tree. No test may change it: linkedTree and copyTree give a
-// test a tree of its own.
+// sharedTree returns the shared tree. No test may change it: copyTree gives a test a tree of
+// its own.
 func sharedTree(t *testing.T) string {
 	t.Helper()
 	return shared.Dir(t)
@@ -34,12 +33,4 @@ func TestMain(m *testing.M) {
 func copyTree(t *testing.T) string {
 	t.Helper()
 	return shared.Link(t, func(string) bool { return true })
-}
-
-// linkedTree returns the shared tree as hard links in a temporary directory of t, for a
-// test that only adds files or deletes them: the files named in copied (tree paths) are
-// copied instead, for a test that writes into them.
-func linkedTree(t *testing.T, copied ...string) string {
-	t.Helper()
-	return shared.Link(t, func(rel string) bool { return slices.Contains(copied, rel) })
 }
