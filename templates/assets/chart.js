@@ -249,10 +249,10 @@
   }
 
   // render shows a record, either at once or staged: the drawing's outline first, then the
-  // rest a step a frame (later, then parts). Drawn whole, the page is about a thousand
-  // elements, and styling, laying out and painting them took one task of 100–170 ms on a
-  // fast desktop, several times that on a phone, during which the page answered no tap; a
-  // step a frame keeps the tasks short. The drawing's box is fixed by its viewBox and the
+  // rest a step a frame (later, then all the parts). Drawn whole, the page is about a
+  // thousand elements, and styling, laying out and painting them took one task of 100–170 ms
+  // on a fast desktop, several times that on a phone, during which the page answered no
+  // tap; a step a frame keeps the tasks short. The drawing's box is fixed by its viewBox and the
   // parts appear below it, so nothing on screen moves. A newer render stops an older one's
   // steps. #drawing's data-state is "drawing" until every step is shown, then "ready".
   function render(rec, staged) {
@@ -279,12 +279,20 @@
         }
       });
     });
-    Array.prototype.forEach.call(parts, function (part) {
-      steps.push(function () {
+    // The parts below the drawing are one step: they start below the first screen on a
+    // phone and on a desktop, where content-visibility (chart.css) spares the browser their
+    // layout and paint until they near the viewport, so showing them all costs little more
+    // than filling them in; a step each made sixteen frames that each blocked the page.
+    steps.push(function () {
+      Array.prototype.forEach.call(parts, function (part) {
         fillIn(part, rec);
         part.hidden = false;
       });
     });
+    // A link to a heading below the drawing (…#chakras-h) must find it where it will stay:
+    // the parts before it are laid out whole rather than by their placeholder sizes.
+    var target = linked();
+    if (target) result.classList.add("ch-linked");
     drawing.setAttribute("data-state", "drawing");
     result.hidden = false;
 
@@ -297,17 +305,10 @@
         return;
       }
       drawing.setAttribute("data-state", "ready");
-      // A link to a heading below the drawing (…#chakras-h) found it hidden when the page
-      // loaded, and the browser scrolled to no place in particular; it is shown now. Unless
-      // the reader has scrolled, tapped or typed meanwhile, go there.
-      var id = location.hash.slice(1);
-      try {
-        id = decodeURIComponent(id);
-      } catch (e) {
-        // a malformed escape (#%zz): the id as written
-      }
-      var target = id && document.getElementById(id);
-      if (staged && !touched && target && result.contains(target)) target.scrollIntoView();
+      // A link to a heading below the drawing found it hidden when the page loaded, and
+      // the browser scrolled to no place in particular; it is shown now. Unless the reader
+      // has scrolled, tapped or typed meanwhile, go there.
+      if (staged && !touched && target) target.scrollIntoView();
     }
     if (staged) {
       // The frame after this one is the drawing's; the first step waits for the one after.
@@ -315,6 +316,19 @@
     } else {
       while (next < steps.length) show();
     }
+  }
+
+  // linked returns the element of the result the page's address links to (#chakras-h),
+  // or null.
+  function linked() {
+    var id = location.hash.slice(1);
+    try {
+      id = decodeURIComponent(id);
+    } catch (e) {
+      // a malformed escape (#%zz): the id as written
+    }
+    var target = id && document.getElementById(id);
+    return target && result.contains(target) ? target : null;
   }
 
   // sameChart reports whether two records hold the same method and the same arcanum in

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/chromedp/chromedp"
 
@@ -406,6 +408,68 @@ func TestChartLayoutShift(t *testing.T) {
 					t.Errorf("the page is %d px wide at a %d px viewport", width, screen.width)
 				}
 				screenshot(t, ctx, "chart-cls-"+screen.name+"-"+tt.name+".png")
+			})
+		}
+	}
+}
+
+// TestChartPartPlaceholders holds the placeholder height of each part below the drawing on
+// the details page (chart.css, --ch-h) at or above the part's real height at the narrowest
+// width of the placeholder's range, 320 and 600 px, for the date of the vectors and the
+// dates of 1900–2100 with the longest channel readings and the longest karmic tail
+// readings. The parts are skipped (content-visibility) until they near the viewport; a
+// part taller than its placeholder lays its contents, when a tool measures them still
+// skipped, over the next part's, and Lighthouse's accessibility audit then found the links
+// of two parts on top of each other (target size, 97).
+func TestChartPartPlaceholders(t *testing.T) {
+	ctx := newTab(t)
+	t.Parallel()
+	texts := loadContent(t)
+	srv := serveTree(t, testTree(t), 0, nil)
+	// longest returns the date whose charts' readings in zones are the longest.
+	longest := func(zones ...rules.ChartReadingZone) string {
+		best, date := 0, ""
+		for day := time.Date(rules.FirstYear, 1, 1, 0, 0, 0, 0, time.UTC); day.Year() <= rules.LastYear; day = day.AddDate(0, 0, 1) {
+			c := rules.ComputeChart(day.Day(), int(day.Month()), day.Year())
+			n := 0
+			for _, z := range zones {
+				var seen [23]bool
+				for _, a := range z.Arcana(&c) {
+					if !seen[a] {
+						seen[a] = true
+						n += utf8.RuneCountInString(texts.Chart.Readings[z.Key()][int(a)])
+					}
+				}
+			}
+			if n > best {
+				best, date = n, day.Format(time.DateOnly)
+			}
+		}
+		return date
+	}
+	dates := []string{vectorDate, longest(rules.ReadingMoney, rules.ReadingLove), longest(rules.ReadingKarmicTail)}
+	for _, width := range []int64{320, 600} {
+		for _, date := range dates {
+			t.Run(fmt.Sprintf("%d/%s", width, date), func(t *testing.T) {
+				do(t, ctx, chromedp.EmulateViewport(width, 800),
+					chromedp.Navigate(srv.URL+"/chart/details?date="+date),
+					chromedp.WaitVisible(chromedp.CSS(`#drawing[data-state="ready"]`)))
+				parts := eval[[]struct {
+					Class             string
+					Real, Placeholder float64
+				}](t, ctx, `Array.from(document.querySelectorAll(".ch-part:not(.cite)")).map(p => {
+					const placeholder = parseFloat(getComputedStyle(p).getPropertyValue("--ch-h"));
+					p.style.contentVisibility = "visible";
+					return {Class: p.className, Real: p.getBoundingClientRect().height, Placeholder: placeholder};
+				})`)
+				if len(parts) != 15 {
+					t.Fatalf("%d parts below the drawing, want 15", len(parts))
+				}
+				for _, p := range parts {
+					if !(p.Real > 0 && p.Real <= p.Placeholder) {
+						t.Errorf("%s: %.0f px tall, its placeholder %.0f px", p.Class, p.Real, p.Placeholder)
+					}
+				}
 			})
 		}
 	}
