@@ -126,11 +126,7 @@ func TestPersonalYearRoute(t *testing.T) {
 		py := personalYearOf(d, m, y)
 		cal, ok := byCalendar[yearKey{py, y}]
 		if !ok {
-			var p int
-			p, cal.months, cal.days = personalYearByCalendar(d, m, y)
-			if p != py {
-				t.Fatalf("%d.%d in %d: personal year %d, then %d", d, m, y, py, p)
-			}
+			_, cal.months, cal.days = personalYearByCalendar(d, m, y)
 			byCalendar[yearKey{py, y}] = cal
 		}
 		months, days := cal.months, cal.days

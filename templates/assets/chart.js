@@ -252,9 +252,10 @@
   // rest a step a frame (later, then all the parts). Drawn whole, the page is about a
   // thousand elements, and styling, laying out and painting them took one task of 100–170 ms
   // on a fast desktop, several times that on a phone, during which the page answered no
-  // tap; a step a frame keeps the tasks short. The drawing's box is fixed by its viewBox and the
-  // parts appear below it, so nothing on screen moves. A newer render stops an older one's
-  // steps. #drawing's data-state is "drawing" until every step is shown, then "ready".
+  // tap; a step a frame keeps the tasks short. The drawing's box is fixed by its viewBox
+  // and the parts appear below it, so nothing on screen moves. A newer render stops an
+  // older one's steps. #drawing's data-state is "drawing" until every step is shown, then
+  // "ready".
   function render(rec, staged) {
     var run = ++renders;
     var date = ruDate(rec.input.day, rec.input.month, rec.input.year);
