@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -52,39 +53,67 @@ func (h *Handler) slot() func() {
 	return func() { <-h.slots }
 }
 
+// treeFile is an open file of the tree as the handler reads it: an *os.File, which tests
+// wrap.
+type treeFile interface {
+	io.Reader
+	io.ReaderAt
+	io.Closer
+	Stat() (fs.FileInfo, error)
+}
+
+// readTries is how many times readWhole reads a file whose identity moved while it was
+// read. Its change time moves with its metadata as with its bytes: a hard link made or
+// removed (a publisher's tree snapshotted with cp -al or rsync --link-dest while serve
+// reads it), a chmod. Each read is still kept only when the identity held from before it
+// to after it; a file rewritten all the time fails as changed.
+const readTries = 3
+
 // readWhole reads a tree file of at most limit bytes into memory, with its identity. It
-// fails with errTooLarge when the file is larger, and with errChanged when the file changed
-// while it was read. Nothing is allocated from a size the file does not have.
+// fails with errTooLarge when the file is larger, and with errChanged when the file
+// changed while it was read, readTries times in a row. Nothing is allocated from a size
+// the file does not have.
 func (h *Handler) readWhole(t *tree, name string, limit int64) ([]byte, fileID, error) {
+	for try := 1; ; try++ {
+		b, id, moved, err := h.readOnce(t, name, limit)
+		if !moved || try == readTries {
+			return b, id, err
+		}
+	}
+}
+
+// readOnce is one read of readWhole; moved reports that the file's identity changed while
+// it was read (the error is then errChanged).
+func (h *Handler) readOnce(t *tree, name string, limit int64) (b []byte, id fileID, moved bool, err error) {
 	defer h.slot()()
 	f, err := h.open(t, name)
 	if err != nil {
-		return nil, fileID{}, err
+		return nil, fileID{}, false, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, fileID{}, err
+		return nil, fileID{}, false, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fileID{}, fmt.Errorf("%s: not a regular file", name)
+		return nil, fileID{}, false, fmt.Errorf("%s: not a regular file", name)
 	}
-	id := fileIDOf(fi)
+	id = fileIDOf(fi)
 	if id.size > limit {
-		return nil, id, errTooLarge
+		return nil, id, false, errTooLarge
 	}
-	b := make([]byte, id.size+1)
+	b = make([]byte, id.size+1)
 	n, err := io.ReadFull(f, b)
 	if err != io.ErrUnexpectedEOF && err != io.EOF {
 		if err == nil {
-			err = fmt.Errorf("%s: %w", name, errChanged) // it grew
+			return nil, id, true, fmt.Errorf("%s: %w", name, errChanged) // it grew
 		}
-		return nil, id, err
+		return nil, id, false, err
 	}
 	if fi, err := f.Stat(); err != nil || fileIDOf(fi) != id || int64(n) != id.size {
-		return nil, id, fmt.Errorf("%s: %w", name, errChanged)
+		return nil, id, err == nil, fmt.Errorf("%s: %w", name, errChanged)
 	}
-	return b[:n:n], id, nil
+	return b[:n:n], id, false, nil
 }
 
 // errTooLarge reports a file larger than what is read whole.

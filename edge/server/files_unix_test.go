@@ -4,9 +4,13 @@ package server
 
 import (
 	"bytes"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -231,4 +235,93 @@ func mustReadDir(t *testing.T, dir string) []os.DirEntry {
 		t.Fatal(err)
 	}
 	return es
+}
+
+// TestReadWhileLinked answers a record and a page whose file gets a hard link while it is
+// read: its change time moves, its bytes do not. Before, serve took that for a rewrite
+// during the read and answered 500; it happened in make test, where the conformance suite's
+// servers read the package's shared tree while other tests linked its files into trees of
+// their own, and it would as often where a publisher snapshots the tree with hard links
+// (cp -al, rsync --link-dest) while serve runs. The read is tried again, and answered once
+// the identity held through a whole read.
+func TestReadWhileLinked(t *testing.T) {
+	record := generatortest.File(generator.RouteMatrix, 2, 1, 2000)
+	page := "index.html"
+	dir := copyTree(t, record) // the record copied, not linked to the shared tree
+	h := newTestHandler(t, dir, nil)
+	var linked atomic.Int32
+	var mu sync.Mutex
+	unread := map[string]bool{record: true, page: true} // linked on their first read only
+	open := h.open
+	h.open = func(tr *tree, name string) (treeFile, error) {
+		f, err := open(tr, name)
+		mu.Lock()
+		first := unread[name]
+		delete(unread, name)
+		mu.Unlock()
+		if err != nil || !first {
+			return f, err
+		}
+		return &linkOnRead{treeFile: f, t: t, path: filepath.Join(dir, filepath.FromSlash(name)), linked: &linked}, nil
+	}
+	for _, tt := range []struct{ target, file string }{
+		{manifest.APIPrefix + "/matrix/2/1/2000", record},
+		{"/", page},
+	} {
+		before := linked.Load()
+		want, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(tt.file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := get(t, h, http.MethodGet, tt.target, nil)
+		if w.Code != http.StatusOK || !bytes.Equal(w.Body.Bytes(), want) {
+			t.Errorf("GET %s while its file was linked: %d, body %q; want 200 and %s", tt.target, w.Code, w.Body.Bytes(), tt.file)
+		}
+		if linked.Load() == before {
+			t.Errorf("GET %s: the file was not linked during a read, so the test proves nothing", tt.target)
+		}
+	}
+}
+
+// linkOnRead is a tree file that, on its first Read, gives the file one more hard link
+// and waits until that has moved the file's change time (which the kernel keeps to its
+// clock's tick), then reads.
+type linkOnRead struct {
+	treeFile
+	t      *testing.T
+	path   string
+	linked *atomic.Int32
+	done   bool
+}
+
+func (f *linkOnRead) Read(p []byte) (int, error) {
+	if !f.done {
+		f.done = true
+		fi, err := os.Stat(f.path)
+		if err != nil {
+			return 0, err
+		}
+		was := fi.Sys().(*syscall.Stat_t).Ctim
+		link := fmt.Sprintf("%s.link%d", f.path, f.linked.Load())
+		for deadline := time.Now().Add(5 * time.Second); ; {
+			if err := os.Link(f.path, link); err != nil {
+				return 0, err
+			}
+			fi, err := os.Stat(f.path)
+			if err != nil {
+				return 0, err
+			}
+			if fi.Sys().(*syscall.Stat_t).Ctim != was {
+				break
+			}
+			if time.Now().After(deadline) {
+				f.t.Error("linking the file did not move its change time in 5 s")
+				break
+			}
+			os.Remove(link)
+			time.Sleep(time.Millisecond)
+		}
+		f.linked.Add(1)
+	}
+	return f.treeFile.Read(p)
 }

@@ -84,7 +84,7 @@ func FuzzHandler(f *testing.F) {
 	h := newHandler()
 	addr := strings.TrimPrefix(startServer(f, newHandler()), "http://")
 	open := h.open
-	h.open = func(t *tree, name string) (*os.File, error) {
+	h.open = func(t *tree, name string) (treeFile, error) {
 		if _, ok := files[name]; !ok && name != manifest.FileName {
 			panic("opened a file outside the manifest: " + name)
 		}

@@ -69,8 +69,8 @@ type Handler struct {
 	log        *slog.Logger
 	accessLog  bool
 	// open opens a file of a tree by its path relative to the tree; tests wrap it to
-	// watch that nothing outside the manifest is read.
-	open func(t *tree, name string) (*os.File, error)
+	// watch that nothing outside the manifest is read, or to change a file as it is read.
+	open func(t *tree, name string) (treeFile, error)
 	// slots bounds the tree files open at once (FileSlots).
 	slots chan struct{}
 	// reloads counts the trees loaded after the first; tests wait on it.
@@ -104,7 +104,7 @@ func New(opts Options) (*Handler, error) {
 		log:        opts.Logger,
 		accessLog:  opts.AccessLog && opts.Logger != nil,
 		stopWatch:  func() {},
-		open:       (*tree).openFile,
+		open:       func(t *tree, name string) (treeFile, error) { return t.openFile(name) },
 		slots:      make(chan struct{}, FileSlots),
 	}
 	if h.log == nil {
