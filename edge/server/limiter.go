@@ -8,8 +8,14 @@ import (
 	"time"
 )
 
-// limiterShards is the number of independently locked parts of the client table.
-const limiterShards = 256
+// limiterShards is the most independently locked parts of the client table, and
+// minShardSlots the fewest slots of a part: a smaller bound has fewer parts (one below
+// 2 × minShardSlots), so that a part is not full while the table has room. With a slot or
+// two a part, two clients of one part would push each other out.
+const (
+	limiterShards = 256
+	minShardSlots = 64
+)
 
 // DefaultRateClients is the default bound on the clients the limiter tracks at once.
 const DefaultRateClients = 100_000
@@ -27,10 +33,13 @@ const DefaultRateClients = 100_000
 // clock hand last passed it (CLOCK, an approximation of least recently used); so an
 // attacker with more addresses than MaxClients can reset the counters of others: that is
 // the price of the bound. The table holds no pointers, so the collector does not scan it.
+// It is split into parts locked each on its own: 256 at the default bound, fewer for a
+// small one, each of at least 64 slots (limiterShards, minShardSlots).
 type Limiter struct {
 	limit    int
 	window   int64 // nanoseconds
 	perShard int
+	nshards  int // the parts in use, 1 to limiterShards
 	now      func() time.Time
 	base     time.Time
 	seed     maphash.Seed
@@ -76,28 +85,30 @@ func NewLimiter(limit int, window time.Duration, maxClients int, now func() time
 	if maxClients <= 0 {
 		maxClients = DefaultRateClients
 	}
-	per := max((maxClients+limiterShards-1)/limiterShards, 1)
+	n := min(max(maxClients/minShardSlots, 1), limiterShards)
+	per := (maxClients + n - 1) / n
 	l := &Limiter{
 		limit:    limit,
 		window:   int64(window),
 		perShard: per,
+		nshards:  n,
 		now:      now,
 		base:     now(),
 		seed:     maphash.MakeSeed(),
 	}
-	for i := range l.shards {
+	for i := range l.shards[:n] {
 		l.shards[i].index = make(map[[16]byte]int32)
 	}
 	return l
 }
 
 // MaxClients is the bound on tracked clients.
-func (l *Limiter) MaxClients() int { return l.perShard * limiterShards }
+func (l *Limiter) MaxClients() int { return l.perShard * l.nshards }
 
 // Len returns the number of clients tracked now.
 func (l *Limiter) Len() int {
 	n := 0
-	for i := range l.shards {
+	for i := range l.shards[:l.nshards] {
 		s := &l.shards[i]
 		s.mu.Lock()
 		n += len(s.index)
@@ -111,7 +122,7 @@ func (l *Limiter) Len() int {
 func (l *Limiter) Allow(client netip.Addr) (ok bool, retryAfter int) {
 	now := int64(l.now().Sub(l.base))
 	key := client.As16()
-	s := &l.shards[maphash.Comparable(l.seed, key)%limiterShards]
+	s := &l.shards[l.shard(key)]
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if now-s.lastSweep >= l.window {
@@ -132,6 +143,11 @@ func (l *Limiter) Allow(client netip.Addr) (ok bool, retryAfter int) {
 		return false, int((wait + int64(time.Second) - 1) / int64(time.Second))
 	}
 	return true, 0
+}
+
+// shard is the part of the table that holds a client's key.
+func (l *Limiter) shard(key [16]byte) int {
+	return int(maphash.Comparable(l.seed, key) % uint64(l.nshards))
 }
 
 // admit records a request of c at now and returns 0, or when limit requests were admitted

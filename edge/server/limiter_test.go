@@ -1,10 +1,10 @@
 package server
 
 import (
-	"hash/maphash"
 	"math/rand/v2"
 	"net/netip"
 	"runtime"
+	"strconv"
 	"testing"
 	"time"
 
@@ -156,8 +156,8 @@ func TestLimiterMillionClients(t *testing.T) {
 	if grown > int64(l.MaxClients())*250 {
 		t.Errorf("heap grew by %d bytes for %d clients", grown, l.Len())
 	}
-	// A window later, every entry is stale and the sweep of each shard touched forgets
-	// them (4096 new clients touch all 256 shards).
+	// A window later, every entry is stale and the sweep of each part touched forgets
+	// them (4096 new clients touch all 156 parts of a 10,000-client table).
 	clk.advance(time.Minute)
 	for i := range 4096 {
 		l.Allow(netip.AddrFrom4([4]byte{198, 51, byte(i >> 8), byte(i)}))
@@ -168,25 +168,12 @@ func TestLimiterMillionClients(t *testing.T) {
 	runtime.KeepAlive(l)
 }
 
-// TestLimiterEvictsOneShotFirst fills one shard of a limiter and brings a new client: the
+// TestLimiterEvictsOneShotFirst fills a limiter of two clients and brings a third: the
 // client that came back keeps its window, the one seen once makes room.
 func TestLimiterEvictsOneShotFirst(t *testing.T) {
 	clk := newFakeClock()
-	l := NewLimiter(3, time.Minute, 2*limiterShards, clk.now) // two clients a shard
-	// Three addresses of the same shard.
-	var same []netip.Addr
-	want := -1
-	for i := 0; len(same) < 3; i++ {
-		a := netip.AddrFrom4([4]byte{198, 51, byte(i >> 8), byte(i)})
-		sh := int(maphash.Comparable(l.seed, a.As16()) % limiterShards)
-		if want < 0 {
-			want = sh
-		}
-		if sh == want {
-			same = append(same, a)
-		}
-	}
-	back, once, newcomer := same[0], same[1], same[2]
+	l := NewLimiter(3, time.Minute, 2, clk.now) // one part of two slots
+	back, once, newcomer := addr(t, "198.51.100.1"), addr(t, "198.51.100.2"), addr(t, "198.51.100.3")
 	l.Allow(back)
 	l.Allow(once)
 	l.Allow(back)
@@ -214,7 +201,7 @@ func TestLimiterMatchesModel(t *testing.T) {
 	}{
 		{"inline only", 3, 1000},
 		{"rings", 7, 1000},
-		{"rings reused after evictions", 7, limiterShards},
+		{"rings reused after evictions", 7, 20},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			clk := newFakeClock()
@@ -256,6 +243,49 @@ func TestLimiterMatchesModel(t *testing.T) {
 						t.Fatalf("request %d of %s: Retry-After %d, want %d", i, a, retry, want)
 					}
 				}
+			}
+		})
+	}
+}
+
+// TestLimiterSmallBoundFull checks that a small bound is one table, full only when it holds
+// that many clients: 100 clients of a 100-client limiter each keep their count. With 256
+// parts of one slot each, as before for any bound up to 256, two of them almost surely
+// shared a part and pushed each other out, and a client so pushed out was admitted again
+// within its window.
+func TestLimiterSmallBoundFull(t *testing.T) {
+	for _, bound := range []int{1, 100, 127, 128, 1000, DefaultRateClients} {
+		t.Run(strconv.Itoa(bound), func(t *testing.T) {
+			clk := newFakeClock()
+			l := NewLimiter(1, time.Minute, bound, clk.now)
+			if l.MaxClients() < bound {
+				t.Fatalf("bound %d: room for %d clients", bound, l.MaxClients())
+			}
+			// Clients of one part, as many as a part holds at the least: the whole bound
+			// below 2 × minShardSlots, else minShardSlots.
+			n := bound
+			if bound >= 2*minShardSlots {
+				n = minShardSlots
+			}
+			var clients []netip.Addr
+			for i := 0; len(clients) < n; i++ {
+				a := netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)})
+				if l.shard(a.As16()) == 0 {
+					clients = append(clients, a)
+				}
+			}
+			for _, a := range clients {
+				if ok, _ := l.Allow(a); !ok {
+					t.Fatalf("first request of %s refused", a)
+				}
+			}
+			for _, a := range clients {
+				if ok, _ := l.Allow(a); ok {
+					t.Fatalf("second request of %s admitted in its window: it was pushed out of a part with room", a)
+				}
+			}
+			if got := l.Len(); got != n {
+				t.Errorf("%d clients tracked, want %d", got, n)
 			}
 		})
 	}
