@@ -63,30 +63,32 @@ func TestPersonalYearEncoderMatchesEncode(t *testing.T) {
 	})
 }
 
-// personalYearByCalendar is the personal year of docs/design.md §16 written again from its
-// words, apart from generator/rules: the digital root (r9(n) = 1 + (n − 1) mod 9 for n > 0)
-// and time.Time's calendar of the target year.
-func personalYearByCalendar(d, m, y int) (int, [12]int, [12][]int) {
-	root := func(n int) int { return 1 + (n-1)%9 }
-	py := personalYearOf(d, m, y)
-	var months [12]int
-	var days [12][]int
-	for day := time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC); day.Year() == y; day = day.AddDate(0, 0, 1) {
-		k := int(day.Month())
-		months[k-1] = root(py + k)
-		days[k-1] = append(days[k-1], root(months[k-1]+day.Day()))
-	}
-	return py, months, days
-}
+// The personal year of docs/design.md §16 written again from its words, apart from
+// generator/rules: the digital root (r9(n) = 1 + (n − 1) mod 9 for n > 0) and time.Time's
+// calendar of the target year.
+func digitalRoot(n int) int { return 1 + (n-1)%9 }
 
-// personalYearOf is the personal year of the second implementation: the root of the
-// birthday's day and month and the digits of the target year.
+// personalYearOf is the personal year: the root of the birthday's day and month and the
+// digits of the target year.
 func personalYearOf(d, m, y int) int {
 	ys := 0
 	for _, c := range strconv.Itoa(y) {
 		ys += int(c - '0')
 	}
-	return 1 + (d+m+ys-1)%9
+	return digitalRoot(d + m + ys)
+}
+
+// personalYearCalendar is the months and days of personal year py in the target year y,
+// which depend on the birthday only through py.
+func personalYearCalendar(py, y int) ([12]int, [12][]int) {
+	var months [12]int
+	var days [12][]int
+	for day := time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC); day.Year() == y; day = day.AddDate(0, 0, 1) {
+		k := int(day.Month())
+		months[k-1] = digitalRoot(py + k)
+		days[k-1] = append(days[k-1], digitalRoot(months[k-1]+day.Day()))
+	}
+	return months, days
 }
 
 // TestPersonalYearRoute checks every record of the route, as its renderer writes it into
@@ -126,7 +128,7 @@ func TestPersonalYearRoute(t *testing.T) {
 		py := personalYearOf(d, m, y)
 		cal, ok := byCalendar[yearKey{py, y}]
 		if !ok {
-			_, cal.months, cal.days = personalYearByCalendar(d, m, y)
+			cal.months, cal.days = personalYearCalendar(py, y)
 			byCalendar[yearKey{py, y}] = cal
 		}
 		months, days := cal.months, cal.days
@@ -254,12 +256,11 @@ func lifeCyclesByWords(day time.Time) ([4][3]int, [4]int) {
 		}
 		return n
 	}
-	root := func(n int) int { return 1 + (n-1)%9 }
 	abs := func(n int) int { return max(n, -n) }
 	d, m, ys := day.Day(), int(day.Month()), sum(day.Format("2006"))
 	p1, p2 := rk(rk(m)+rk(d)), rk(rk(d)+rk(ys))
 	nums := [4]int{p1, p2, rk(p1 + p2), rk(rk(m) + rk(ys))}
-	end := 36 - root(lifePathByDigits(day))
+	end := 36 - digitalRoot(lifePathByDigits(day))
 	var pins [4][3]int
 	for i, n := range nums {
 		from, to := end+9*(i-1), end+9*i
@@ -271,7 +272,7 @@ func lifeCyclesByWords(day time.Time) ([4][3]int, [4]int) {
 		}
 		pins[i] = [3]int{n, from, to}
 	}
-	m1, d1, y1 := root(m), root(d), root(ys)
+	m1, d1, y1 := digitalRoot(m), digitalRoot(d), digitalRoot(ys)
 	c1, c2 := abs(m1-d1), abs(d1-y1)
 	return pins, [4]int{c1, c2, abs(c1 - c2), abs(m1 - y1)}
 }

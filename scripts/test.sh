@@ -82,8 +82,8 @@ finish() {
 # traces and file:line of failures come from the runtime's own tables, and linking twenty-odd
 # binaries without it costs a quarter less CPU. Each test process (and each numerology it
 # starts) runs Go code on one thread (GOMAXPROCS=1): a dozen processes share the two cores
-# all run long, and with a thread per core each, their collectors and idle threads spent
-# about an eighth more CPU for the same tests (docs/bench.md, make test).
+# for the whole run, and with a thread per core each, their collectors and idle threads
+# spent about an eighth more CPU for the same tests (docs/bench.md, make test).
 gotest=(env GOMAXPROCS=1 "$go" test -count=1 -parallel 8 -timeout 10m -ldflags=-w)
 later=(nice -n 10)
 
