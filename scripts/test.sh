@@ -83,8 +83,11 @@ finish() {
 # binaries without it costs a quarter less CPU. Each test process (and each numerology it
 # starts) runs Go code on one thread (GOMAXPROCS=1): a dozen processes share the two cores
 # for the whole run, and with a thread per core each, their collectors and idle threads
-# spent about an eighth more CPU for the same tests (docs/bench.md, make test).
-gotest=(env GOMAXPROCS=1 "$go" test -count=1 -parallel 8 -timeout 10m -ldflags=-w)
+# spent about an eighth more CPU for the same tests (docs/bench.md, make test). go test's
+# own vet pass is off (-vet=off): the check job's go vet ./... runs all of go vet's default
+# analyzers over the same packages and their tests, a superset of the ten go test runs, and
+# on a cold build cache go test's pass cost about 25 s of CPU for nothing new it could find.
+gotest=(env GOMAXPROCS=1 "$go" test -count=1 -vet=off -parallel 8 -timeout 10m -ldflags=-w)
 later=(nice -n 10)
 
 # after NAME waits until job NAME has ended well (its .ok mark), or fails when it failed.
@@ -134,7 +137,7 @@ main=0
 if [ "$ready" -eq 0 ]; then
 	# Bounded: 10 s of fuzzing the content loader, on one worker; an input that hangs the
 	# YAML library fails within two minutes instead of holding CI.
-	start fuzz "${later[@]}" "$go" test -run='^$' -fuzz=FuzzLoad -fuzztime=10s -fuzzminimizetime=2s -parallel=1 -timeout 2m ./content/
+	start fuzz "${later[@]}" "$go" test -vet=off -run='^$' -fuzz=FuzzLoad -fuzztime=10s -fuzzminimizetime=2s -parallel=1 -timeout 2m ./content/
 	own=()
 	for p in "$realwindow" "$wranglerdev" ./generator/openapitest ./templates/browsertest ./edge/mcptest ./generator/pack; do
 		own+=(-e "$("$go" list "$p")")
