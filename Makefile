@@ -97,8 +97,9 @@ bench-pack: $(BIN)
 bench-deploy: $(BIN)
 	scripts/bench-deploy.sh $(BIN)
 
-# Lighthouse's performance score of the chart's and the personal year's pages (mobile preset,
-# CPU slowdown calibrated to the host), LIGHTHOUSE_ROUNDS rounds (5): median, lowest, highest.
+# Lighthouse's performance score of the chart's and the personal year's pages and the life
+# path's details page (mobile preset, CPU slowdown calibrated to the host), LIGHTHOUSE_ROUNDS
+# rounds (5): median, lowest, highest.
 bench-lighthouse: test-tools
 	NUMEROLOGY_TEST_NO_SKIP=1 $(GO) test -count=1 -run '^$$' -bench '^BenchmarkLighthouse$$' -benchtime 1x -timeout 60m ./templates/browsertest
 
