@@ -75,45 +75,44 @@ const readTries = 3
 // the file does not have.
 func (h *Handler) readWhole(t *tree, name string, limit int64) ([]byte, fileID, error) {
 	for try := 1; ; try++ {
-		b, id, moved, err := h.readOnce(t, name, limit)
-		if !moved || try == readTries {
+		b, id, err := h.readOnce(t, name, limit)
+		if try == readTries || !errors.Is(err, errChanged) {
 			return b, id, err
 		}
 	}
 }
 
-// readOnce is one read of readWhole; moved reports that the file's identity changed while
-// it was read (the error is then errChanged).
-func (h *Handler) readOnce(t *tree, name string, limit int64) (b []byte, id fileID, moved bool, err error) {
+// readOnce is one read of readWhole.
+func (h *Handler) readOnce(t *tree, name string, limit int64) ([]byte, fileID, error) {
 	defer h.slot()()
 	f, err := h.open(t, name)
 	if err != nil {
-		return nil, fileID{}, false, err
+		return nil, fileID{}, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, fileID{}, false, err
+		return nil, fileID{}, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fileID{}, false, fmt.Errorf("%s: not a regular file", name)
+		return nil, fileID{}, fmt.Errorf("%s: not a regular file", name)
 	}
-	id = fileIDOf(fi)
+	id := fileIDOf(fi)
 	if id.size > limit {
-		return nil, id, false, errTooLarge
+		return nil, id, errTooLarge
 	}
-	b = make([]byte, id.size+1)
+	b := make([]byte, id.size+1)
 	n, err := io.ReadFull(f, b)
 	if err != io.ErrUnexpectedEOF && err != io.EOF {
 		if err == nil {
-			return nil, id, true, fmt.Errorf("%s: %w", name, errChanged) // it grew
+			err = fmt.Errorf("%s: %w", name, errChanged) // it grew
 		}
-		return nil, id, false, err
+		return nil, id, err
 	}
 	if fi, err := f.Stat(); err != nil || fileIDOf(fi) != id || int64(n) != id.size {
-		return nil, id, err == nil, fmt.Errorf("%s: %w", name, errChanged)
+		return nil, id, fmt.Errorf("%s: %w", name, errChanged)
 	}
-	return b[:n:n], id, false, nil
+	return b[:n:n], id, nil
 }
 
 // errTooLarge reports a file larger than what is read whole.
