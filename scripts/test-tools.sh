@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the tools the tests drive, on a fresh machine: the npm projects given as arguments
 # (default: all four), each from its committed package-lock.json, and for the pages'
-# project (templates/browsertest) Chromium and ChromeDriver (Debian packages) for the browser
-# tests and a Java runtime (Debian's default-jre-headless) for the Nu Html Checker.
+# project (templates/browsertest) Chromium and its headless shell (Debian packages) for the
+# browser tests and a Java runtime (Debian's default-jre-headless) for the Nu Html Checker.
 #   edge/worker                    wrangler and the worker's Node 22
 #   generator/openapitest/clients  the OpenAPI client generators, tsc and the linters
 #   templates/browsertest          vnu-jar (the Nu Html Checker)
@@ -26,7 +26,7 @@ done
 need_apt=()
 if [[ " ${dirs[*]} " == *" templates/browsertest "* ]]; then
 	command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
-	command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
+	command -v chromium-headless-shell >/dev/null 2>&1 || need_apt+=(chromium-headless-shell)
 	# Before npm ci below: vnu-jar's install script downloads a JRE of its own when it finds none.
 	command -v java >/dev/null 2>&1 || need_apt+=(default-jre-headless)
 fi

@@ -108,7 +108,7 @@ func lighthouseTools(tb testing.TB) (node, cli, chromium string) {
 	if chromium, err = exec.LookPath("chromium"); err != nil {
 		chromium = "/usr/bin/chromium"
 		if _, err := os.Stat(chromium); err != nil {
-			tb.Fatal("chromium not found: run make test-tools (apt-get install chromium chromium-driver)")
+			tb.Fatal("chromium not found: run make test-tools (apt-get install chromium)")
 		}
 	}
 	return node, cli, chromium

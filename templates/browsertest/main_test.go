@@ -73,14 +73,21 @@ func testTree(t testing.TB) string {
 }
 
 // browser starts headless Chromium once for the package, with a fresh profile and nothing
-// that reaches the network on its own; each test opens its own tab in it (newTab).
+// that reaches the network on its own; each test opens its own tab in it (newTab). It is
+// Chromium's headless shell (Debian's chromium-headless-shell, the "old" headless mode
+// that Playwright and Puppeteer run headless tests in): the same Blink draws and lays out
+// the pages, with classic scroll bars and the Layout Instability API as in the full
+// browser (the scroll bar and layout shift tests fail alike in both when site.css loses the
+// room it keeps), without the full browser's windowing, and the package's tests cost 0.57×
+// the CPU they did in the full browser's new headless mode (docs/bench.md, make test).
+// Lighthouse audits in the full browser, as Lighthouse asks (lighthouse_test.go).
 var browser = sync.OnceValues(func() (context.Context, error) {
-	path, err := exec.LookPath("chromium")
+	path, err := exec.LookPath(headlessShell)
 	if err != nil {
-		if _, statErr := os.Stat("/usr/bin/chromium"); statErr != nil {
-			return nil, fmt.Errorf("chromium not found: run make test-tools (apt-get install chromium chromium-driver)")
+		if _, statErr := os.Stat("/usr/bin/" + headlessShell); statErr != nil {
+			return nil, fmt.Errorf("%s not found: run make test-tools (apt-get install %[1]s)", headlessShell)
 		}
-		path = "/usr/bin/chromium"
+		path = "/usr/bin/" + headlessShell
 	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
@@ -116,6 +123,9 @@ var browser = sync.OnceValues(func() (context.Context, error) {
 	}
 	return ctx, nil
 })
+
+// headlessShell is the command of Chromium's headless shell, as Debian installs it.
+const headlessShell = "chromium-headless-shell"
 
 // newTab opens a tab of the package's browser for t, closed when t ends. Under go test
 // -short it skips t: the short suite runs without Chromium.
