@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -119,13 +118,17 @@ type suiteCheck struct {
 	ErrorMessage string `json:"errorMessage"`
 }
 
-// testConformanceSuite runs the official conformance suite's applicable server scenarios
-// against both edges: every check passes but those notApplicable names. At most
-// suiteRuns suite processes run at once, and a scenario with a failed check is run once more
-// and judged by that run (the first run's failures are logged): some of its probes give a
-// server 600 ms, which twenty suites started together beside wrangler dev and the rest of
-// make test on two cores can exceed (sep-2575-http-server-no-independent-requests-on-stream
-// got no answer in time once at load 19). A real fault fails both runs.
+// testConformanceSuite runs the official conformance suite against both edges, once per
+// edge and protocol version, with every scenario of the suite at that version (--suite all:
+// one Node for the lot, where a process per scenario cost twenty starts of the suite), and
+// judges the applicable scenarios (scenarios): every check passes but those notApplicable
+// names. The other scenarios' results are not judged (they need the suite's own fixtures).
+// At most suiteRuns suite processes run at once, and a run in which an applicable scenario
+// failed is run once more and judged by that run (the first run's failures are logged):
+// some of its probes give a server 600 ms, which suites started together beside wrangler
+// dev and the rest of make test on two cores can exceed
+// (sep-2575-http-server-no-independent-requests-on-stream got no answer in time once at
+// load 19). A real fault fails both runs.
 func testConformanceSuite(t *testing.T, urls map[string]string) {
 	suite, err := filepath.Abs("node_modules/@modelcontextprotocol/conformance/dist/index.js")
 	if err != nil {
@@ -135,33 +138,34 @@ func testConformanceSuite(t *testing.T, urls map[string]string) {
 	slots := make(chan struct{}, suiteRuns)
 	for edge, url := range urls {
 		for v, names := range scenarios {
-			for _, sc := range names {
-				t.Run(fmt.Sprintf("%s/%s/%s", edge, v, sc), func(t *testing.T) {
-					t.Parallel()
-					slots <- struct{}{}
-					defer func() { <-slots }()
-					run := func() (fails, notes []string) {
-						work := t.TempDir()
-						cmd := exec.Command(nodeAbs, suite, "server", "--url", url, "--scenario", sc, "--spec-version", v, "-o", "results")
-						cmd.Dir = work
-						out, _ := cmd.CombinedOutput()
-						var files []string
-						_ = filepath.WalkDir(work, func(p string, d fs.DirEntry, err error) error {
-							if err == nil && d.Name() == "checks.json" {
-								files = append(files, p)
-							}
-							return nil
-						})
+			t.Run(edge+"/"+v, func(t *testing.T) {
+				t.Parallel()
+				slots <- struct{}{}
+				defer func() { <-slots }()
+				// run runs the suite and returns, for each applicable scenario, its failed
+				// checks and its notes.
+				run := func() (fails, notes map[string][]string) {
+					fails, notes = map[string][]string{}, map[string][]string{}
+					work := t.TempDir()
+					cmd := exec.Command(nodeAbs, suite, "server", "--url", url, "--suite", "all", "--spec-version", v, "-o", "results")
+					cmd.Dir = work
+					out, _ := cmd.CombinedOutput()
+					for _, sc := range names {
+						// The suite writes each scenario's checks to results/server-SCENARIO-TIME/.
+						files, _ := filepath.Glob(filepath.Join(work, "results", "server-"+sc+"-2*", "checks.json"))
 						if len(files) != 1 {
-							return []string{fmt.Sprintf("no checks.json of the suite:\n%s", out)}, nil
+							fails[sc] = []string{fmt.Sprintf("%d checks.json of the scenario, want 1:\n%s", len(files), out)}
+							continue
 						}
 						b, err := os.ReadFile(files[0])
 						if err != nil {
-							return []string{err.Error()}, nil
+							fails[sc] = []string{err.Error()}
+							continue
 						}
 						var checks []suiteCheck
 						if err := json.Unmarshal(b, &checks); err != nil {
-							return []string{err.Error()}, nil
+							fails[sc] = []string{err.Error()}
+							continue
 						}
 						passed := 0
 						for _, c := range checks {
@@ -170,29 +174,33 @@ func testConformanceSuite(t *testing.T, urls map[string]string) {
 								passed++
 							case c.Status == "INFO" || c.Status == "SKIPPED":
 							case notApplicable(sc, c):
-								notes = append(notes, fmt.Sprintf("not applicable: %s: %s", c.ID, c.ErrorMessage))
+								notes[sc] = append(notes[sc], fmt.Sprintf("not applicable: %s: %s", c.ID, c.ErrorMessage))
 							default:
-								fails = append(fails, fmt.Sprintf("%s %s: %s", c.ID, c.Status, c.ErrorMessage))
+								fails[sc] = append(fails[sc], fmt.Sprintf("%s %s: %s", c.ID, c.Status, c.ErrorMessage))
 							}
 						}
 						if passed == 0 && sc != "server-session-lifecycle" {
-							fails = append(fails, fmt.Sprintf("no check passed:\n%s", out))
+							fails[sc] = append(fails[sc], fmt.Sprintf("no check passed:\n%s", out))
 						}
-						return fails, notes
 					}
-					fails, notes := run()
-					if len(fails) > 0 {
-						t.Logf("first run failed, running the scenario again: %s", strings.Join(fails, "; "))
-						fails, notes = run()
-					}
-					for _, n := range notes {
-						t.Log(n)
-					}
-					for _, f := range fails {
-						t.Error(f)
-					}
-				})
-			}
+					return fails, notes
+				}
+				fails, notes := run()
+				if len(fails) > 0 {
+					t.Logf("first run failed, running the suite again: %v", fails)
+					fails, notes = run()
+				}
+				for _, sc := range names {
+					t.Run(sc, func(t *testing.T) {
+						for _, n := range notes[sc] {
+							t.Log(n)
+						}
+						for _, f := range fails[sc] {
+							t.Error(f)
+						}
+					})
+				}
+			})
 		}
 	}
 }
