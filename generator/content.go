@@ -2,6 +2,7 @@ package generator
 
 import (
 	"io/fs"
+	"sync"
 
 	"github.com/opennumerology/numerology/content"
 	"github.com/opennumerology/numerology/generator/cards"
@@ -35,6 +36,14 @@ var CardFields = map[string][]string{
 	"arcana.yaml":        {"[*].name", "[*].keyword"},
 	"compatibility.yaml": {"pairs[*].summary"},
 }
+
+// EmbeddedContent is the built-in content (content.Embedded) as LoadContent gives it,
+// loaded once per process and shared: a loaded Content is only read (NewSite, the
+// renderers, verify), and a process that generates, verifies or reloads trees more than
+// once, as serve and the tests do, loaded it anew each time (a tenth of a second each).
+var EmbeddedContent = sync.OnceValues(func() (*content.Content, error) {
+	return LoadContent(content.Embedded(), "content")
+})
 
 // LoadContent loads and validates the content of fsys against ContentRules; label prefixes
 // the file names of problems. The error, if any, is content.Errors: every problem, the

@@ -20,7 +20,6 @@ import (
 
 	json "github.com/goccy/go-json"
 
-	"github.com/opennumerology/numerology/content"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/outtree"
 	"github.com/opennumerology/numerology/generator/rules"
@@ -85,11 +84,10 @@ func VerifyTree(ctx context.Context, opts VerifyOptions) (*VerifyResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	fsys, label := opts.Content, "content"
-	if fsys == nil {
-		fsys = content.Embedded()
+	c, err := EmbeddedContent()
+	if opts.Content != nil {
+		c, err = LoadContent(opts.Content, "content")
 	}
-	c, err := LoadContent(fsys, label)
 	if err != nil {
 		return nil, err
 	}

@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/opennumerology/numerology/content"
 	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/rules"
 	"github.com/opennumerology/numerology/internal/contract"
@@ -164,15 +162,13 @@ func rangeDetail(err error) string {
 
 // loadSite loads the content (built in, or from dir) and applies the site URL override.
 func loadSite(dir, siteURL string) (*generator.Site, error) {
-	var fsys fs.FS = content.Embedded()
-	label := "content"
+	c, err := generator.EmbeddedContent()
 	if dir != "" {
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 			return nil, usageErrorf("--content: %s is not a directory", dir)
 		}
-		fsys, label = os.DirFS(dir), dir
+		c, err = generator.LoadContent(os.DirFS(dir), dir)
 	}
-	c, err := generator.LoadContent(fsys, label)
 	if err != nil {
 		return nil, err // content.Errors: exit 3 by exitTable
 	}

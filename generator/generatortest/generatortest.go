@@ -13,7 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/opennumerology/numerology/content"
 	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/internal/testsupport"
@@ -81,7 +80,7 @@ func Generate(out string, years ...int) (*generator.Site, error) {
 }
 
 func site() (*generator.Site, error) {
-	c, err := generator.LoadContent(content.Embedded(), "content")
+	c, err := generator.EmbeddedContent()
 	if err != nil {
 		return nil, fmt.Errorf("load the built-in content: %w", err)
 	}
