@@ -1,9 +1,10 @@
 package browsertest
 
 import (
-	"bytes"
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net/url"
 	"os"
@@ -19,9 +20,9 @@ import (
 	"github.com/opennumerology/numerology/internal/testsupport"
 )
 
-// lighthouseCLI is Lighthouse's command line, installed from this folder's package-lock.json
-// (pinned: 12.2.3, the last that installs on Node 20) by make test-tools.
-const lighthouseCLI = "node_modules/lighthouse/cli/index.js"
+// lighthousePackage is Lighthouse, installed from this folder's package-lock.json (pinned:
+// 12.2.3, the last that installs on Node 20) by make test-tools; lighthouse.mjs runs it.
+const lighthousePackage = "node_modules/lighthouse/package.json"
 
 // chromeLauncherFlags is the module of the flags with which Lighthouse's own launcher,
 // chrome-launcher, starts Chromium (its DEFAULT_FLAGS).
@@ -91,18 +92,15 @@ var lighthousePages = []string{"/chart", "/chart/details?date=" + vectorDate, "/
 // keeps its four runs.
 var benchPages = append(slices.Clone(lighthousePages), "/life-path/details?date="+vectorDate)
 
-// lighthouseTools finds Node, the Lighthouse CLI and Chromium; it fails without them.
-func lighthouseTools(tb testing.TB) (node, cli, chromium string) {
+// lighthouseTools finds Node, Lighthouse and Chromium; it fails without them.
+func lighthouseTools(tb testing.TB) (node, chromium string) {
 	tb.Helper()
 	testsupport.SkipShort(tb, "Lighthouse needs Chromium and Node")
 	node, err := exec.LookPath("node")
 	if err != nil {
 		tb.Fatal("node not found: install Node.js (make test-tools needs it too)")
 	}
-	if cli, err = filepath.Abs(lighthouseCLI); err != nil {
-		tb.Fatal(err)
-	}
-	if _, err := os.Stat(cli); err != nil {
+	if _, err := os.Stat(lighthousePackage); err != nil {
 		tb.Fatalf("lighthouse not found: run make test-tools (npm ci in templates/browsertest): %v", err)
 	}
 	if chromium, err = exec.LookPath("chromium"); err != nil {
@@ -111,17 +109,17 @@ func lighthouseTools(tb testing.TB) (node, cli, chromium string) {
 			tb.Fatal("chromium not found: run make test-tools (apt-get install chromium)")
 		}
 	}
-	return node, cli, chromium
+	return node, chromium
 }
 
 // lighthouseAudit audits url once at the given slowdown; a run Lighthouse itself gives up
 // (Chromium's DevTools not answering in its time on a busy host) is tried once more.
-func lighthouseAudit(tb testing.TB, node, cli string, port int, url string, slowdown float64) lighthouseReport {
+func lighthouseAudit(tb testing.TB, lh *lighthouseRunner, url string, slowdown float64) lighthouseReport {
 	tb.Helper()
-	r, err := lighthouseRun(node, cli, port, url, slowdown, tb.TempDir())
+	r, err := lh.audit(url, slowdown, tb.TempDir())
 	if err != nil {
 		tb.Logf("lighthouse, once more: %v", err)
-		r, err = lighthouseRun(node, cli, port, url, slowdown, tb.TempDir())
+		r, err = lh.audit(url, slowdown, tb.TempDir())
 	}
 	if err != nil {
 		tb.Fatal(err)
@@ -149,14 +147,14 @@ func performance(r lighthouseReport) float64 {
 // needs Node and the lighthouse npm package (make test-tools) and fails without them; only
 // go test -short skips it.
 func TestLighthouse(t *testing.T) {
-	node, cli, chromium := lighthouseTools(t)
-	port := lighthouseChromium(t, node, chromium)
+	node, chromium := lighthouseTools(t)
+	lh := startLighthouse(t, node, lighthouseChromium(t, node, chromium))
 	srv := serveTree(t, testTree(t), 0, nil)
 	slowdown := 4.0 // the preset's, until the first run has read the host's index
 	var host hostIndex
 	for _, page := range lighthousePages {
 		t.Run(page, func(t *testing.T) {
-			r := lighthouseAudit(t, node, cli, port, srv.URL+page, slowdown)
+			r := lighthouseAudit(t, lh, srv.URL+page, slowdown)
 			t.Logf("at %.2f×: benchmark index %.0f, performance %.0f", slowdown, r.Environment.BenchmarkIndex, performance(r))
 			slowdown = host.add(r.Environment.BenchmarkIndex)
 			for _, id := range []string{"cumulative-layout-shift", "unused-javascript", "unused-css-rules"} {
@@ -201,8 +199,8 @@ func TestLighthouse(t *testing.T) {
 // highest score and reports the lowest median as "perf-median-min". Run it on a quiet
 // machine: make bench-lighthouse.
 func BenchmarkLighthouse(b *testing.B) {
-	node, cli, chromium := lighthouseTools(b)
-	port := lighthouseChromium(b, node, chromium)
+	node, chromium := lighthouseTools(b)
+	lh := startLighthouse(b, node, lighthouseChromium(b, node, chromium))
 	srv := serveTree(b, testTree(b), 0, nil)
 	rounds := 5
 	if v, err := strconv.Atoi(os.Getenv("LIGHTHOUSE_ROUNDS")); err == nil && v > 0 {
@@ -214,7 +212,7 @@ func BenchmarkLighthouse(b *testing.B) {
 		var host hostIndex
 		for range rounds {
 			for _, page := range benchPages {
-				r := lighthouseAudit(b, node, cli, port, srv.URL+page, slowdown)
+				r := lighthouseAudit(b, lh, srv.URL+page, slowdown)
 				slowdown = host.add(r.Environment.BenchmarkIndex)
 				scores[page] = append(scores[page], performance(r))
 			}
@@ -277,24 +275,58 @@ func lighthouseChromium(tb testing.TB, node, chromium string) int {
 	}
 }
 
-// lighthouseRun audits url once with Lighthouse at the given CPU slowdown, in the Chromium
-// whose DevTools listen on port (lighthouseChromium), without the report's full-page
-// screenshot, its report in dir.
-func lighthouseRun(node, cli string, port int, url string, slowdown float64, dir string) (lighthouseReport, error) {
+// lighthouseRunner is a Node process of lighthouse.mjs, which audits pages one after
+// another with Lighthouse's Node API in the Chromium of one DevTools port.
+type lighthouseRunner struct {
+	in     io.Writer
+	out    *bufio.Reader
+	stderr *testsupport.SyncBuffer
+}
+
+// startLighthouse starts lighthouse.mjs for the Chromium whose DevTools listen on port,
+// stopped when tb ends.
+func startLighthouse(tb testing.TB, node string, port int) *lighthouseRunner {
+	tb.Helper()
+	cmd := exec.Command(node, "lighthouse.mjs", strconv.Itoa(port))
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	lh := &lighthouseRunner{in: in, out: bufio.NewReader(out), stderr: &testsupport.SyncBuffer{}}
+	cmd.Stderr = lh.stderr
+	if err := cmd.Start(); err != nil {
+		tb.Fatalf("start lighthouse.mjs: %v", err)
+	}
+	tb.Cleanup(func() {
+		in.Close() // its input ends: it exits
+		if err := cmd.Wait(); err != nil {
+			tb.Errorf("lighthouse.mjs: %v\n%s", err, lh.stderr.String())
+		}
+	})
+	return lh
+}
+
+// audit audits url once at the given CPU slowdown, its report in dir.
+func (lh *lighthouseRunner) audit(url string, slowdown float64, dir string) (lighthouseReport, error) {
 	var r lighthouseReport
 	out := filepath.Join(dir, "report.json")
-	cmd := exec.Command(node, cli, url, "--quiet", "--output=json", "--output-path="+out,
-		"--only-categories=performance,accessibility,best-practices,seo",
-		fmt.Sprintf("--throttling.cpuSlowdownMultiplier=%.2f", slowdown),
-		// The report's full-page screenshot is taken after the trace, so it changes no
-		// metric; on /chart (about 10,000 px tall on a phone) it cost a tenth of the run's
-		// CPU.
-		"--disable-full-page-screenshot",
-		"--port="+strconv.Itoa(port))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return r, fmt.Errorf("lighthouse: %v\n%s", err, stderr.String())
+	req, err := json.Marshal(map[string]any{"url": url, "slowdown": math.Round(slowdown*100) / 100, "out": out})
+	if err != nil {
+		return r, err
+	}
+	if _, err := lh.in.Write(append(req, '\n')); err != nil {
+		return r, fmt.Errorf("lighthouse.mjs: %v\n%s", err, lh.stderr.String())
+	}
+	answer, err := lh.out.ReadString('\n')
+	if err != nil {
+		return r, fmt.Errorf("lighthouse.mjs ended: %v\n%s", err, lh.stderr.String())
+	}
+	if answer = strings.TrimSuffix(answer, "\n"); answer != "ok" {
+		return r, fmt.Errorf("lighthouse: %s", strings.TrimPrefix(answer, "error: "))
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {
