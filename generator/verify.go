@@ -20,6 +20,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"github.com/opennumerology/numerology/content"
 	"github.com/opennumerology/numerology/generator/manifest"
 	"github.com/opennumerology/numerology/generator/outtree"
 	"github.com/opennumerology/numerology/generator/rules"
@@ -84,10 +85,11 @@ func VerifyTree(ctx context.Context, opts VerifyOptions) (*VerifyResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	c, err := EmbeddedContent()
+	load := EmbeddedContent
 	if opts.Content != nil {
-		c, err = LoadContent(opts.Content, "content")
+		load = func() (*content.Content, error) { return LoadContent(opts.Content, "content") }
 	}
+	c, err := load()
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/opennumerology/numerology/content"
 	"github.com/opennumerology/numerology/generator"
 	"github.com/opennumerology/numerology/generator/rules"
 	"github.com/opennumerology/numerology/internal/contract"
@@ -162,13 +163,14 @@ func rangeDetail(err error) string {
 
 // loadSite loads the content (built in, or from dir) and applies the site URL override.
 func loadSite(dir, siteURL string) (*generator.Site, error) {
-	c, err := generator.EmbeddedContent()
+	load := generator.EmbeddedContent
 	if dir != "" {
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 			return nil, usageErrorf("--content: %s is not a directory", dir)
 		}
-		c, err = generator.LoadContent(os.DirFS(dir), dir)
+		load = func() (*content.Content, error) { return generator.LoadContent(os.DirFS(dir), dir) }
 	}
+	c, err := load()
 	if err != nil {
 		return nil, err // content.Errors: exit 3 by exitTable
 	}
