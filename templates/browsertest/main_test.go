@@ -74,13 +74,14 @@ func testTree(t testing.TB) string {
 
 // browser starts headless Chromium once for the package, with a fresh profile and nothing
 // that reaches the network on its own; each test opens its own tab in it (newTab). It is
-// Chromium's headless shell (Debian's chromium-headless-shell, the "old" headless mode
-// that Playwright and Puppeteer run headless tests in): the same Blink draws and lays out
-// the pages, with classic scroll bars and the Layout Instability API as in the full
-// browser (the scroll bar and layout shift tests fail alike in both when site.css loses the
-// room it keeps), without the full browser's windowing, and the package's tests cost 0.57×
-// the CPU they did in the full browser's new headless mode (docs/bench.md, make test).
-// Lighthouse audits in the full browser, as Lighthouse asks (lighthouse_test.go).
+// Chromium's headless shell (Debian's chromium-headless-shell, the "old" headless mode,
+// which Playwright runs headless tests in by default and Puppeteer as headless "shell"):
+// the same Blink draws and lays out the pages, with classic scroll bars and the Layout
+// Instability API as in the full browser (the scroll bar and layout shift tests fail alike
+// in both when site.css loses the room it keeps), without the full browser's windowing,
+// and the package's tests cost 0.57× the CPU they did in the full browser's new headless
+// mode (docs/bench.md, make test). Lighthouse audits in the full browser, as Lighthouse
+// asks (lighthouse_test.go).
 var browser = sync.OnceValues(func() (context.Context, error) {
 	path, err := exec.LookPath(headlessShell)
 	if err != nil {
