@@ -103,11 +103,8 @@ func lighthouseTools(tb testing.TB) (node, chromium string) {
 	if _, err := os.Stat(lighthousePackage); err != nil {
 		tb.Fatalf("lighthouse not found: run make test-tools (npm ci in templates/browsertest): %v", err)
 	}
-	if chromium, err = exec.LookPath("chromium"); err != nil {
-		chromium = "/usr/bin/chromium"
-		if _, err := os.Stat(chromium); err != nil {
-			tb.Fatal("chromium not found: run make test-tools (apt-get install chromium)")
-		}
+	if chromium, err = debianCommand("chromium"); err != nil {
+		tb.Fatal(err)
 	}
 	return node, chromium
 }

@@ -83,12 +83,9 @@ func testTree(t testing.TB) string {
 // mode (docs/bench.md, make test). Lighthouse audits in the full browser, as Lighthouse
 // asks (lighthouse_test.go).
 var browser = sync.OnceValues(func() (context.Context, error) {
-	path, err := exec.LookPath(headlessShell)
+	path, err := debianCommand(headlessShell)
 	if err != nil {
-		if _, statErr := os.Stat("/usr/bin/" + headlessShell); statErr != nil {
-			return nil, fmt.Errorf("%s not found: run make test-tools (apt-get install %[1]s)", headlessShell)
-		}
-		path = "/usr/bin/" + headlessShell
+		return nil, err
 	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
@@ -127,6 +124,19 @@ var browser = sync.OnceValues(func() (context.Context, error) {
 
 // headlessShell is the command of Chromium's headless shell, as Debian installs it.
 const headlessShell = "chromium-headless-shell"
+
+// debianCommand finds the command of the Debian package of the same name that make
+// test-tools installs, on PATH or else in /usr/bin, or says what to install.
+func debianCommand(name string) (string, error) {
+	if path, err := exec.LookPath(name); err == nil {
+		return path, nil
+	}
+	path := "/usr/bin/" + name
+	if _, err := os.Stat(path); err != nil {
+		return "", fmt.Errorf("%s not found: run make test-tools (apt-get install %[1]s)", name)
+	}
+	return path, nil
+}
 
 // newTab opens a tab of the package's browser for t, closed when t ends. Under go test
 // -short it skips t: the short suite runs without Chromium.
